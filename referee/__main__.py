@@ -1,0 +1,5 @@
+"""Allow ``python -m referee``."""
+
+from referee.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""The ``uno-referee`` command line: one dispatcher, one module per sub-command."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from referee import __version__
+from referee.errors import UserError
+
+# Modules under referee.commands, in the order `--help` lists them.
+COMMAND_MODULES: tuple[str, ...] = ("bench",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="uno-referee",
+        description="A referee for real UNO games: camera, rules, buttons and voice.",
+    )
+    parser.add_argument("--version", action="version", version=f"uno-referee {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show full tracebacks for unexpected errors (for bug reports)"
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"referee.commands.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    debug = args.debug or os.environ.get("UNO_REFEREE_DEBUG") == "1"
+    try:
+        return int(args.handler(args) or 0)
+    except UserError as error:
+        print(f"uno-referee: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("uno-referee: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:  # a bug, not bad input: still one line unless asked for more
+        if debug:
+            raise
+        print(
+            f"uno-referee: internal error: {type(error).__name__}: {error} (run with --debug and report it)",
+            file=sys.stderr,
+        )
+        return 3

@@ -1,0 +1,31 @@
+"""``uno-referee bench TARGET``: measured figures for the closing notes.
+
+Each target lives next to the code it measures and exposes ``add_arguments(parser)`` and
+``run(args) -> int``; a target whose module is not importable here is not offered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+TARGETS: dict[str, tuple[str, str]] = {
+    "rules": ("referee.rules.bench", "random full games: simulator and referee steps per second; --soak"),
+    "vision": ("referee.vision.bench", "detector latency per backend on a discard-zone crop"),
+    "table": ("referee.table.bench", "simulated games through vision and referee: recognition, latency"),
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("bench", help="benchmarks (rules, vision, table)")
+    targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True)
+    for name, (module_name, help_text) in TARGETS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+            continue
+        target = targets.add_parser(name, help=help_text)
+        module.add_arguments(target)
+        target.set_defaults(handler=module.run)

@@ -1,0 +1,1 @@
+"""Card recognition: detector backends, the card reader, evaluation and benchmarks."""

@@ -1,0 +1,64 @@
+"""The detector's classes: one per printed corner-index symbol, plus the colour-blind symbols.
+
+The detector never predicts colour: colour is read from the card's pixels (see the card reader),
+which keeps the class count small and lets calibration adapt colour to the room's light. The
+colour-blind symbols (● red, ★ yellow, ▲ green, ■ blue; RULES.md R3) are detected as classes of
+their own so that the reader can fall back on them when the hue is ambiguous.
+
+What is labelled, in rendered scenes and in the shared real-photo set alike:
+
+* each **corner index** of a card (the small symbol in the top-left and, rotated by 180°, the
+  bottom-right corner) that is at least about 60 % visible: box = the index glyph, class = symbol;
+* each visible **colour-blind symbol** printed on a card: class ``cb-*``.
+
+The big centre picture of a card is *not* labelled (the shared set does not label it either).
+
+>>> SYMBOL_CLASSES.index("draw2"), CLASS_NAMES[SYMBOL_COUNT]
+(12, 'cb-circle')
+>>> card_name("7", "red"), card_name("wild-draw4", None)
+('red-7', 'wild-draw4')
+>>> ROBOFLOW_TO_CLASS[2] == CLASS_NAMES.index("wild-draw4")
+True
+"""
+
+from __future__ import annotations
+
+COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
+
+#: Corner-index symbols: digits, coloured actions, then the black wilds.
+SYMBOL_CLASSES: tuple[str, ...] = (
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
+    "skip", "reverse", "draw2",
+    "wild", "wild-draw4", "wild-swap", "wild-shuffle", "wild-custom",
+)  # fmt: skip
+SYMBOL_COUNT = len(SYMBOL_CLASSES)
+
+#: Colour-blind symbols, in the order of COLOURS (● red, ★ yellow, ▲ green, ■ blue).
+COLOURBLIND_CLASSES: tuple[str, ...] = ("cb-circle", "cb-star", "cb-triangle", "cb-square")
+COLOURBLIND_TO_COLOUR: dict[str, str] = dict(zip(COLOURBLIND_CLASSES, COLOURS, strict=True))
+
+CLASS_NAMES: tuple[str, ...] = SYMBOL_CLASSES + COLOURBLIND_CLASSES
+
+#: Symbols printed on black wild cards: they have no colour of their own.
+WILD_SYMBOLS: frozenset[str] = frozenset(s for s in SYMBOL_CLASSES if s.startswith("wild"))
+
+#: The shared Roboflow set's class ids (alphabetical original names; see its README) → ours.
+ROBOFLOW_TO_CLASS: dict[int, int] = {
+    0: SYMBOL_CLASSES.index("0"),
+    1: SYMBOL_CLASSES.index("1"),
+    2: SYMBOL_CLASSES.index("wild-draw4"),
+    3: SYMBOL_CLASSES.index("draw2"),
+    4: SYMBOL_CLASSES.index("reverse"),
+    5: SYMBOL_CLASSES.index("skip"),
+    6: SYMBOL_CLASSES.index("wild"),
+    **{7 + i: SYMBOL_CLASSES.index(str(2 + i)) for i in range(8)},
+}
+
+
+def card_name(symbol: str, colour: str | None) -> str:
+    """The project-wide card name (RULES.md §1) for a symbol and a colour (None for wilds)."""
+    if symbol in WILD_SYMBOLS:
+        return symbol
+    if colour not in COLOURS:
+        raise ValueError(f"a {symbol!r} card needs one of the colours {', '.join(COLOURS)}")
+    return f"{colour}-{symbol}"

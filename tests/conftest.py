@@ -1,0 +1,27 @@
+"""Shared fixtures: where the shared rules and data live, and hard failures in CI when they are missing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def shared_dir() -> Path:
+    """``$UNO_SHARED_DIR`` or ``../shared`` beside the repository."""
+    return Path(os.environ.get("UNO_SHARED_DIR", REPO.parent / "shared"))
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """The shared folder; skipped visibly on a clone without it, but a failure in CI."""
+    path = shared_dir()
+    if not (path / "rules").is_dir():
+        message = f"shared material not found at {path} (set UNO_SHARED_DIR)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
