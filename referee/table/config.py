@@ -1,0 +1,304 @@
+"""The referee's one TOML config file: players, language, rules, buttons, camera, paths, speech, detector.
+
+Everything but ``players`` has a default, so a minimal file is two lines. Every mistake becomes one
+:class:`~referee.errors.UserError` line that names the key and says what to write instead; the schema
+is the dataclasses below, read by one generic converter (their type hints are the types a key takes).
+
+>>> config = parse_config('players = ["Anna", "Ben"]\\nlanguage = "nl"')
+>>> config.players, config.language, config.rules.preset, config.buttons.uno
+(('Anna', 'Ben'), 'nl', 'official', 6)
+>>> parse_config('players = ["Anna", "Ben"]\\nlangauge = "nl"')
+Traceback (most recent call last):
+...
+referee.errors.UserError: referee.toml: unknown key 'langauge' (did you mean 'language'?)
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import os
+import sys
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.errors import UserError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+LANGUAGES: tuple[str, ...] = ("de", "nl", "en")
+MIN_PLAYERS, MAX_PLAYERS = 2, 10  # RULES.md R4
+#: BCM numbers of the Pi's general-purpose header pins a button may use.
+GPIO_PINS = range(2, 28)
+
+
+def user_config_dir() -> Path:
+    """``$XDG_CONFIG_HOME/uno-referee`` (``~/.config/uno-referee``): where the config and calibration live."""
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "uno-referee"
+
+
+def user_data_dir() -> Path:
+    """``$XDG_DATA_HOME/uno-referee`` (``~/.local/share/uno-referee``): where the journal lives."""
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "uno-referee"
+
+
+def default_config_path() -> Path:
+    return user_config_dir() / "referee.toml"
+
+
+def _choices(*allowed: str) -> dict[str, Any]:
+    """Field metadata: the key takes one of these strings."""
+    return {"choices": allowed}
+
+
+def _check(test: Callable[[Any], bool], requirement: str) -> dict[str, Any]:
+    """Field metadata: the value must pass ``test``; ``requirement`` completes "must be ..."."""
+    return {"check": test, "requirement": requirement}
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """A preset (RULES.md §10) plus single-option overrides, checked by the rules core when it is present."""
+
+    preset: str = "official"
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ButtonConfig:
+    """Where the buttons come from and the BCM pin of each (button to GND, internal pull-up).
+
+    ``input``: ``gpio`` (a Pi), ``keyboard`` (a laptop), ``auto`` (GPIO when the board has it).
+    ``draw`` is the draw/pass button. The default pins avoid I2C, SPI and UART (docs/hardware.md).
+    """
+
+    input: str = field(default="auto", metadata=_choices("auto", "gpio", "keyboard"))
+    bounce_ms: int = field(default=60, metadata=_check(lambda v: 0 <= v <= 1000, "between 0 and 1000"))
+    draw: int = 5
+    uno: int = 6
+    catch: int = 13
+    challenge: int = 19
+    undo: int = 26
+    red: int = 12
+    yellow: int = 16
+    green: int = 20
+    blue: int = 21
+
+    def pins(self) -> dict[str, int]:
+        """Button name → BCM pin, for :class:`hardware.buttons.GpioButtons`."""
+        return {name: getattr(self, name) for name in PIN_FIELDS}
+
+
+#: The button fields of :class:`ButtonConfig`, in the order of :class:`hardware.buttons.ButtonName`.
+PIN_FIELDS: tuple[str, ...] = ("draw", "uno", "catch", "challenge", "undo", "red", "yellow", "green", "blue")
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """``source``: a camera index (``0``), ``picamera``, a stream URL, a video file or a folder of images."""
+
+    source: str = "0"
+    width: int = field(default=1280, metadata=_check(lambda v: 160 <= v <= 4096, "between 160 and 4096"))
+    height: int = field(default=720, metadata=_check(lambda v: 120 <= v <= 3072, "between 120 and 3072"))
+
+
+@dataclass(frozen=True)
+class SpeechConfig:
+    enabled: bool = True
+    rate: int = field(default=165, metadata=_check(lambda v: 80 <= v <= 400, "80 to 400 (words a minute)"))
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """``model``: an ONNX file; empty means the model shipped in ``models/``."""
+
+    backend: str = field(default="onnxruntime", metadata=_choices("onnxruntime", "opencv"))
+    model: str = ""
+    threads: int = field(default=2, metadata=_check(lambda v: 1 <= v <= 16, "between 1 and 16"))
+
+
+@dataclass(frozen=True)
+class CalibrationConfig:
+    profile: Path = field(default_factory=lambda: user_config_dir() / "calibration.json")
+
+
+@dataclass(frozen=True)
+class JournalConfig:
+    path: Path = field(default_factory=lambda: user_data_dir() / "journal.sqlite3")
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    """The whole file. ``players`` are the seats clockwise; an empty tuple only when no file was given."""
+
+    players: tuple[str, ...] = ()
+    language: str = field(default="en", metadata=_choices(*LANGUAGES))
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    buttons: ButtonConfig = field(default_factory=ButtonConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    calibration: CalibrationConfig = field(default_factory=CalibrationConfig)
+    journal: JournalConfig = field(default_factory=JournalConfig)
+    speech: SpeechConfig = field(default_factory=SpeechConfig)
+    detector: DetectorConfig = field(default_factory=DetectorConfig)
+
+    def require_players(self) -> tuple[str, ...]:
+        """The players, or the one-line error a command that runs a game must give without them."""
+        if not self.players:
+            raise UserError(
+                f'no players configured: write players = ["Anna", "Ben"] into {default_config_path()} '
+                "(see docs/referee.example.toml) or pass --config FILE"
+            )
+        return self.players
+
+    def snapshot(self) -> dict[str, Any]:
+        """Plain JSON-able data (paths as text) for the journal's record of how a game was set up."""
+        return _plain(dataclasses.asdict(self))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return str(value) if isinstance(value, Path) else value
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> RefereeConfig:
+    """Read ``path``; without one, the default file if it exists, else the defaults (no players)."""
+    if path is None:
+        path = default_config_path()
+        if not path.exists():
+            return RefereeConfig()
+    path = Path(path).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"config file {path} not found: copy docs/referee.example.toml there") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"cannot read config file {path}: {error}") from None
+    return parse_config(text, source=path.name)
+
+
+def parse_config(text: str, source: str = "referee.toml") -> RefereeConfig:
+    """Parse and validate TOML text; ``source`` names the file in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise UserError(f"{source} is not valid TOML: {error}") from None
+    config = _build(RefereeConfig, data, source, prefix="")
+    if "players" not in data:
+        raise UserError(f'{source}: players is missing: add a line like players = ["Anna", "Ben", "Clara"]')
+    _check_players(config.players, source)
+    _check_pins(config.buttons, source)
+    _check_rules(config.rules, source)
+    return config
+
+
+def add_config_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``--config`` option every sub-command that reads the config shares."""
+    parser.add_argument(
+        "--config", metavar="FILE", help=f"the referee's TOML config (default: {default_config_path()})"
+    )
+
+
+# --- the generic converter -------------------------------------------------------------------------
+
+_TYPE_WORDS = {bool: "true or false", int: "a whole number", str: "text in quotes", Path: "a path in quotes"}
+
+
+def _build(cls: type, data: Any, source: str, prefix: str) -> Any:
+    """One dataclass from one TOML table, recursing into nested sections."""
+    where = prefix.rstrip(".") or "the top level"
+    if not isinstance(data, dict):
+        raise UserError(f"{source}: {where} must be a section like [{where}], got {data!r}")
+    if cls is RulesConfig:
+        return _build_rules(data, source)
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in names:
+            close = difflib.get_close_matches(key, names, n=1)
+            hint = f" (did you mean '{prefix}{close[0]}'?)" if close else f" (known: {', '.join(names)})"
+            raise UserError(f"{source}: unknown key '{prefix}{key}'{hint}")
+        meta = next(f.metadata for f in dataclasses.fields(cls) if f.name == key)
+        values[key] = _convert(hints[key], value, meta, source, f"{prefix}{key}")
+    return cls(**values)
+
+
+def _convert(hint: Any, value: Any, meta: Mapping[str, Any], source: str, key: str) -> Any:
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, source, prefix=f"{key}.")
+    if typing.get_origin(hint) is tuple:
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise UserError(f'{source}: {key} must be a list of names like ["Anna", "Ben"], got {value!r}')
+        return tuple(item.strip() for item in value)
+    if isinstance(hint, types.UnionType):  # pragma: no cover - no optional keys today
+        hint = typing.get_args(hint)[0]
+    wanted = str if hint is Path else hint
+    if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
+        raise UserError(f"{source}: {key} must be {_TYPE_WORDS[hint]}, got {value!r}")
+    if "choices" in meta and value not in meta["choices"]:
+        close = difflib.get_close_matches(str(value), meta["choices"], n=1)
+        hint_text = f" (did you mean '{close[0]}'?)" if close else ""
+        allowed = ", ".join(meta["choices"])
+        raise UserError(f"{source}: {key} must be one of {allowed}, got {value!r}{hint_text}")
+    if "check" in meta and not meta["check"](value):
+        raise UserError(f"{source}: {key} must be {meta['requirement']}, got {value!r}")
+    return Path(value).expanduser() if hint is Path else value
+
+
+def _build_rules(data: dict[str, Any], source: str) -> RulesConfig:
+    preset = data.get("preset", RulesConfig.preset)
+    if not isinstance(preset, str):
+        raise UserError(f"{source}: rules.preset must be text in quotes, got {preset!r}")
+    return RulesConfig(preset=preset, overrides={k: v for k, v in data.items() if k != "preset"})
+
+
+# --- checks across keys ----------------------------------------------------------------------------
+
+
+def _check_players(players: tuple[str, ...], source: str) -> None:
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        count = len(players)
+        raise UserError(f"{source}: players must name {MIN_PLAYERS} to {MAX_PLAYERS} players, got {count}")
+    if any(not name for name in players):
+        raise UserError(f"{source}: players contains an empty name")
+    seen: set[str] = set()
+    for name in players:
+        if name.casefold() in seen:
+            raise UserError(f"{source}: player {name!r} is listed twice: give every seat its own name")
+        seen.add(name.casefold())
+
+
+def _check_pins(buttons: ButtonConfig, source: str) -> None:
+    owner: dict[int, str] = {}
+    for name, pin in buttons.pins().items():
+        if pin not in GPIO_PINS:
+            raise UserError(
+                f"{source}: buttons.{name} = {pin} is not a GPIO pin: use a BCM number from 2 to 27"
+            )
+        if pin in owner:
+            both = f"buttons.{owner[pin]} and buttons.{name}"
+            raise UserError(f"{source}: GPIO pin {pin} is given to both {both}: give each button its own pin")
+        owner[pin] = name
+
+
+def _check_rules(rules: RulesConfig, source: str) -> None:
+    """Ask the rules core whether the preset and overrides exist and fit; it owns the option list."""
+    try:
+        from referee.rules.options import rules_from_config
+    except ImportError:  # pragma: no cover - the rules core is always present once it has landed
+        return
+    try:
+        rules_from_config(rules.preset, dict(rules.overrides))
+    except UserError as error:
+        raise UserError(f"{source}: rules: {error}") from None
