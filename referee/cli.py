@@ -12,7 +12,10 @@ from referee import __version__
 from referee.errors import UserError
 
 # Modules under referee.commands, in the order `--help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("bench",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "bench",
+    "train",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,284 @@
+"""Train the card detector with ultralytics, fully offline, and export it for the torch-free runtime.
+
+Why this module exists: ultralytics reaches for the network in several places (online checks,
+a font download on every train/val, weight downloads, pip auto-installs, telemetry). On a closed
+network some of those hang or fail, so :func:`prepare_offline` closes every one of them before
+ultralytics is imported (see ``shared/notes/ultralytics-offline.md``). Training always starts from
+a model *definition* (``yolo11n.yaml``), never from downloaded weights, and resumes from our own
+checkpoints.
+
+Runs as ``uno-referee train`` (installed with the ``train`` extra) or, on a bare GPU machine where
+the package is not installed, as ``python -m referee.training`` from the repository root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from referee.errors import UserError
+from referee.vision.classes import CLASS_NAMES
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_RUNS = REPO / "runs"
+FONT = REPO / "referee" / "render" / "fonts" / "DejaVuSans-Bold.ttf"
+
+#: Augmentations chosen for cards: printed digits are never mirrored, colour is read from pixels
+#: later (so hue jitter only teaches the detector to ignore colour), and rotations are mostly
+#: already in the rendered scenes (ultralytics' own rotation loosens boxes, so it stays small).
+AUGMENTATION: dict[str, float] = {
+    "fliplr": 0.0,
+    "flipud": 0.0,
+    "degrees": 8.0,
+    "hsv_h": 0.05,
+    "hsv_s": 0.6,
+    "hsv_v": 0.45,
+    "scale": 0.5,
+    "translate": 0.1,
+    "mosaic": 1.0,
+    "close_mosaic": 10,
+}
+
+
+def prepare_offline(config_dir: Path) -> None:
+    """Stop every network access of ultralytics; must run before ``import ultralytics``."""
+    config_dir.mkdir(parents=True, exist_ok=True)
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ["YOLO_AUTOINSTALL"] = "0"
+    os.environ["YOLO_CONFIG_DIR"] = str(config_dir)
+    # check_font('Arial.ttf') downloads on every train/val unless a file of that name is there.
+    font_dir = config_dir / "Ultralytics"
+    font_dir.mkdir(parents=True, exist_ok=True)
+    font = _any_font()
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        target = font_dir / name
+        if not target.exists():
+            shutil.copyfile(font, target)
+
+
+def _any_font() -> Path:
+    candidates = [FONT, *sorted((REPO / "referee" / "render" / "fonts").glob("*.ttf"))]
+    candidates += [Path("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")]
+    for path in candidates:
+        if path.is_file():
+            return path
+    raise UserError("no TrueType font found for ultralytics' plots: add one under referee/render/fonts/")
+
+
+def _import_ultralytics() -> Any:
+    try:
+        import ultralytics
+        from ultralytics.engine.trainer import BaseTrainer
+    except ImportError as error:
+        raise UserError(
+            f"training needs the 'train' extra ({error.name} is missing): pip install -e '.[train]'"
+        ) from error
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        BaseTrainer.read_results_csv = _read_results_csv  # a GPU box without polars still trains
+    from ultralytics.utils import SETTINGS
+
+    SETTINGS.update({"sync": False})
+    return ultralytics
+
+
+def _read_results_csv(self: Any) -> dict[str, list[float | str]]:
+    """Stand-in for ultralytics' polars-based reader (same shape: column → values)."""
+    try:
+        with open(self.csv, newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError:
+        return {}
+    columns: dict[str, list[float | str]] = {}
+    for row in rows:
+        for key, value in row.items():
+            key = key.strip()
+            try:
+                columns.setdefault(key, []).append(float(value))
+            except (TypeError, ValueError):
+                columns.setdefault(key, []).append(value)
+    return columns
+
+
+def _use_all_cores(trainer: Any) -> None:
+    """ultralytics drops torch to one thread on small CPUs; two threads halve the epoch time."""
+    import torch
+
+    if trainer.device.type == "cpu":
+        torch.set_num_threads(max(1, os.cpu_count() or 1))
+
+
+def train(
+    data: Path,
+    *,
+    name: str = "uno-cards",
+    runs: Path = DEFAULT_RUNS,
+    epochs: int = 60,
+    hours: float | None = None,
+    imgsz: int = 320,
+    batch: int = 16,
+    device: str = "cpu",
+    workers: int = 2,
+    model_yaml: str = "yolo11n.yaml",
+    resume: bool = False,
+    cache: str | bool = False,
+    seed: int = 0,
+) -> Path:
+    """Train (or resume) a detector from scratch; returns the path of the best checkpoint."""
+    if not data.is_file():
+        raise UserError(f"dataset description {data} not found: make one with `uno-referee dataset OUT`")
+    prepare_offline(runs / ".ultralytics")
+    ultralytics = _import_ultralytics()
+    last = runs / name / "weights" / "last.pt"
+    if resume:
+        if not last.is_file():
+            raise UserError(f"nothing to resume: {last} does not exist (train without --resume first)")
+        model = ultralytics.YOLO(str(last))
+        model.add_callback("on_pretrain_routine_end", _use_all_cores)
+        model.train(resume=True, workers=workers, device=device)
+    else:
+        model = ultralytics.YOLO(model_yaml)
+        model.add_callback("on_pretrain_routine_end", _use_all_cores)
+        arguments: dict[str, Any] = {
+            "data": str(data.resolve()),
+            "epochs": epochs,
+            "imgsz": imgsz,
+            "batch": batch,
+            "device": device,
+            "workers": workers,
+            "project": str(runs.resolve()),
+            "name": name,
+            "exist_ok": True,
+            "pretrained": False,
+            "optimizer": "AdamW",
+            "lr0": 0.002,
+            "cos_lr": True,
+            "patience": 0,
+            "amp": False,  # the AMP check downloads a model
+            "plots": False,
+            "seed": seed,
+            "deterministic": False,
+            "cache": cache,
+            **AUGMENTATION,
+        }
+        if hours:
+            arguments["time"] = hours
+        model.train(**arguments)
+    best = runs / name / "weights" / "best.pt"
+    return best if best.is_file() else last
+
+
+def export(
+    weights: Path,
+    output: Path,
+    *,
+    imgsz: int = 320,
+    trained_on: str = "",
+    metrics: dict[str, float] | None = None,
+) -> Path:
+    """Export a checkpoint to ONNX at ``output`` with a JSON card of names and input size beside it."""
+    if not weights.is_file():
+        raise UserError(f"checkpoint {weights} not found: train first or pass the path of a .pt file")
+    prepare_offline(DEFAULT_RUNS / ".ultralytics")
+    ultralytics = _import_ultralytics()
+    model = ultralytics.YOLO(str(weights))
+    names = [model.names[index] for index in sorted(model.names)]
+    if tuple(names) != CLASS_NAMES:
+        raise UserError(f"{weights} was trained on other classes ({len(names)}): retrain with this version")
+    try:
+        import onnxslim  # noqa: F401
+
+        simplify = True
+    except ImportError:
+        simplify = False
+    exported = Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=simplify, dynamic=False))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(exported, output)
+    card = {
+        "names": names,
+        "imgsz": imgsz,
+        "version": dt.date.today().isoformat(),
+        "architecture": "yolo11n",
+        "trained_on": trained_on,
+        "source_checkpoint": weights.name,
+        "metrics": metrics or {},
+    }
+    output.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n")
+    return output
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("data", nargs="?", type=Path, help="ultralytics data.yaml from `uno-referee dataset`")
+    parser.add_argument("--name", default="uno-cards", help="run name under --runs (default: uno-cards)")
+    parser.add_argument("--runs", type=Path, default=DEFAULT_RUNS, help="folder for runs and checkpoints")
+    parser.add_argument("--epochs", type=int, default=60)
+    parser.add_argument("--hours", type=float, help="fit the schedule into this many hours instead of epochs")
+    parser.add_argument("--imgsz", type=int, default=320)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--device", default="cpu", help="cpu, or a CUDA index such as 0")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cache", choices=["ram", "disk"], help="cache decoded images (fast GPU runs)")
+    parser.add_argument("--resume", action="store_true", help="continue the run from its last.pt")
+    parser.add_argument("--export", type=Path, metavar="ONNX", help="after training, export best.pt here")
+    parser.add_argument("--export-only", type=Path, metavar="PT", help="skip training; export this .pt")
+    parser.add_argument("--export-imgsz", type=int, default=320)
+    parser.add_argument("--trained-on", default="", help="one line on the data mix, for the model card")
+
+
+def run(args: argparse.Namespace) -> int:
+    common = {"name": args.name, "runs": args.runs, "device": args.device, "workers": args.workers}
+    if args.export_only:
+        best = args.export_only
+    elif args.resume:
+        best = train(args.data or _last_data(args.runs / args.name), resume=True, **common)
+    elif args.data is None:
+        raise UserError("name the dataset's data.yaml (or use --resume / --export-only PT)")
+    else:
+        best = train(
+            args.data,
+            epochs=args.epochs,
+            hours=args.hours,
+            imgsz=args.imgsz,
+            batch=args.batch,
+            cache=args.cache or False,
+            **common,
+        )
+    if not args.export_only:
+        print(f"best checkpoint: {best}")
+    target = args.export or (Path("models/uno_cards.onnx") if args.export_only else None)
+    if target:
+        path = export(best, target, imgsz=args.export_imgsz, trained_on=args.trained_on)
+        print(f"exported: {path} (+ {path.with_suffix('.json').name})")
+    return 0
+
+
+def _last_data(run_dir: Path) -> Path:
+    """The data.yaml a run was started with (recorded by ultralytics in args.yaml)."""
+    import yaml
+
+    arguments = run_dir / "args.yaml"
+    if not arguments.is_file():
+        raise UserError(f"nothing to resume in {run_dir}: it has no args.yaml")
+    return Path(yaml.safe_load(arguments.read_text())["data"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m referee.training", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    try:
+        return run(parser.parse_args(argv))
+    except UserError as error:
+        print(f"training: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
