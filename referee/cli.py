@@ -15,6 +15,7 @@ from referee.errors import UserError
 COMMAND_MODULES: tuple[str, ...] = (
     "bench",
     "train",
+    "dataset",
 )
 
 

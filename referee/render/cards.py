@@ -1,0 +1,508 @@
+"""Procedural UNO card faces and backs, with the geometry of everything the detector must find.
+
+Two print designs are drawn, each jittered per card (print colours, font, stroke widths, index
+placement and size, corner radius, oval angle), because the detector has to work on decks and
+cameras we never saw:
+
+* ``classic`` — the older deck: wide white border, a *filled* white tilted oval, the centre
+  numeral in card colour with a black outline and shadow, white outlined corner indices;
+* ``modern`` — the current deck (as in the shared Roboflow photos): thin white border, a white
+  oval *ring* on the coloured field, white centre numeral with a heavy black shadow, white indices
+  with a black shadow.
+
+Colour-blind editions add ● ★ ▲ ■ (RULES.md R3) next to each corner index and sometimes in the
+centre. Every labelled symbol comes back as a :class:`LabelRegion` (class id and convex hull in
+sprite pixels), so a compositor can follow it through any homography.
+
+>>> sprite = render_card("red-7", "classic", colourblind=True, height=160, rng=np.random.default_rng(1))
+>>> sprite.bgr.shape[0], sorted({CLASS_NAMES[r.class_id] for r in sprite.regions})
+(160, ['7', 'cb-circle'])
+>>> len(deck_card_names(108)), len(deck_card_names(112)), len(set(deck_card_names(112)))
+(108, 112, 58)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from referee.render.glyphs import (
+    CARD_FONTS,
+    InkStyle,
+    StyledGlyph,
+    font,
+    pictogram_mask,
+    style_glyph,
+    text_mask,
+)
+from referee.vision.classes import CLASS_NAMES, COLOURBLIND_CLASSES, COLOURS, SYMBOL_CLASSES, card_name
+
+DESIGNS: tuple[str, ...] = ("classic", "modern")
+#: Width / height of a standard UNO card (56 × 87 mm).
+CARD_ASPECT = 56 / 87
+
+#: OpenCV HSV ranges (hue 0..180) of the four print colours over print runs and cameras.
+_HUE_RANGES: dict[str, tuple[tuple[float, float], tuple[float, float], tuple[float, float]]] = {
+    "red": ((-8, 6), (170, 245), (165, 245)),
+    "yellow": ((18, 30), (165, 245), (205, 255)),
+    "green": ((38, 78), (130, 235), (115, 205)),
+    "blue": ((98, 116), (140, 245), (120, 215)),
+}
+_WILD_SYMBOLS = ("wild", "wild-draw4", "wild-swap", "wild-shuffle", "wild-custom")
+
+
+def deck_card_names(size: int = 112) -> list[str]:
+    """All cards of a 108-card deck, plus wild-swap, 3 × wild-custom for the 112-card deck."""
+    if size not in (108, 112):
+        raise ValueError("UNO decks have 108 or 112 cards")
+    names: list[str] = []
+    for colour in COLOURS:
+        names.append(card_name("0", colour))
+        for symbol in [str(d) for d in range(1, 10)] + ["skip", "reverse", "draw2"]:
+            names += [card_name(symbol, colour)] * 2
+    names += ["wild"] * 4 + ["wild-draw4"] * 4
+    if size == 112:
+        names += ["wild-swap"] + ["wild-custom"] * 3
+    return names
+
+
+#: Every distinct card face we can render (the 112 deck plus wild-shuffle from the 2018 edition).
+ALL_CARD_NAMES: tuple[str, ...] = (*dict.fromkeys(deck_card_names(112)), "wild-shuffle")
+
+
+def parse_card_name(name: str) -> tuple[str, str | None]:
+    """``"red-draw2"`` → ``("draw2", "red")``; ``"wild-draw4"`` → ``("wild-draw4", None)``."""
+    if name in _WILD_SYMBOLS:
+        return name, None
+    colour, _, symbol = name.partition("-")
+    if colour not in COLOURS or symbol not in SYMBOL_CLASSES or symbol in _WILD_SYMBOLS:
+        raise ValueError(f"unknown card name {name!r} (expected e.g. red-7, blue-skip, wild-draw4)")
+    return symbol, colour
+
+
+def print_colour(colour: str, rng: np.random.Generator) -> tuple[int, int, int]:
+    """A BGR print colour for one of the four card colours, jittered like real print runs."""
+    (h0, h1), (s0, s1), (v0, v1) = _HUE_RANGES[colour]
+    hsv = np.uint8([[[rng.uniform(h0, h1) % 180, rng.uniform(s0, s1), rng.uniform(v0, v1)]]])
+    b, g, r = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
+    return int(b), int(g), int(r)
+
+
+@dataclass
+class LabelRegion:
+    """One labelled symbol on a card: detector class and convex hull (N × 2, sprite pixels)."""
+
+    class_id: int
+    hull: np.ndarray
+
+    @property
+    def class_name(self) -> str:
+        return CLASS_NAMES[self.class_id]
+
+
+@dataclass
+class CardSprite:
+    """A rendered card: BGR, alpha (uint8; rounded corners are transparent) and label geometry."""
+
+    name: str
+    design: str
+    colourblind: bool
+    face_up: bool
+    bgr: np.ndarray
+    alpha: np.ndarray
+    regions: list[LabelRegion] = field(default_factory=list)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) in pixels."""
+        return self.bgr.shape[1], self.bgr.shape[0]
+
+    @property
+    def corners(self) -> np.ndarray:
+        """The card outline as 4 corners (top-left, top-right, bottom-right, bottom-left)."""
+        w, h = self.size
+        return np.float32([(0, 0), (w, 0), (w, h), (0, h)])
+
+
+@dataclass(frozen=True)
+class _Look:
+    """Per-card print parameters (drawn once from the rng, so a sprite is fully seeded)."""
+
+    design: str
+    font_name: str
+    border: float
+    radius: float
+    oval_angle: float
+    oval_axes: tuple[float, float]
+    ring: float
+    index_height: float
+    index_x: float
+    index_y: float
+    index_style: InkStyle
+    cb_scale: float
+    cb_below: bool
+    cb_centre: bool
+    white: tuple[int, int, int]
+    dark: tuple[int, int, int]
+
+
+def _draw_look(design: str, rng: np.random.Generator) -> _Look:
+    white_v = rng.uniform(228, 255)
+    white = tuple(int(np.clip(white_v + rng.uniform(-8, 8), 0, 255)) for _ in range(3))
+    dark_v = int(rng.uniform(8, 45))
+    dark = (dark_v, dark_v, dark_v)
+    if design == "classic":
+        index_style = InkStyle(white, outline=rng.uniform(0.05, 0.1), shadow=rng.uniform(0.0, 0.06))
+        border = rng.uniform(0.045, 0.07)
+        font_name = CARD_FONTS[rng.choice([0, 1, 1, 3])]
+    else:
+        index_style = InkStyle(white, outline=rng.uniform(0.0, 0.05), shadow=rng.uniform(0.04, 0.1))
+        border = rng.uniform(0.025, 0.045)
+        font_name = CARD_FONTS[rng.choice([0, 0, 2, 1])]
+    return _Look(
+        design=design,
+        font_name=font_name,
+        border=border,
+        radius=rng.uniform(0.035, 0.075),
+        oval_angle=rng.uniform(22, 42),
+        oval_axes=(rng.uniform(0.4, 0.47), rng.uniform(0.21, 0.26)),
+        ring=rng.uniform(0.01, 0.022),
+        index_height=rng.uniform(0.1, 0.15),
+        index_x=rng.uniform(0.05, 0.1),
+        index_y=rng.uniform(0.04, 0.075),
+        index_style=index_style,
+        cb_scale=rng.uniform(0.45, 0.65),
+        cb_below=bool(rng.random() < 0.7),
+        cb_centre=bool(rng.random() < 0.5),
+        white=white,  # type: ignore[arg-type]
+        dark=dark,
+    )
+
+
+def _rounded_rect_mask(h: int, w: int, inset: float, radius: float) -> np.ndarray:
+    """Antialiased (4× supersampled) mask of a rounded rectangle inset from an h × w box."""
+    k = 4
+    big = np.zeros((h * k, w * k), np.uint8)
+    x0, y0, x1, y1 = inset * k, inset * k, (w - inset) * k - 1, (h - inset) * k - 1
+    r = max(1.0, radius * k)
+    x0i, y0i, x1i, y1i, ri = (round(v) for v in (x0, y0, x1, y1, r))
+    cv2.rectangle(big, (x0i + ri, y0i), (x1i - ri, y1i), 255, -1)
+    cv2.rectangle(big, (x0i, y0i + ri), (x1i, y1i - ri), 255, -1)
+    for cx, cy in ((x0i + ri, y0i + ri), (x1i - ri, y0i + ri), (x0i + ri, y1i - ri), (x1i - ri, y1i - ri)):
+        cv2.circle(big, (cx, cy), ri, 255, -1)
+    return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
+
+
+def _paste(canvas: np.ndarray, glyph: StyledGlyph, x: float, y: float) -> tuple[int, int]:
+    """Alpha-blend a glyph with its ink-box top-left near (x, y); returns the offset used."""
+    h, w = glyph.alpha.shape
+    x0, y0 = round(x), round(y)
+    ch, cw = canvas.shape[:2]
+    sx0, sy0 = max(0, -x0), max(0, -y0)
+    sx1, sy1 = min(w, cw - x0), min(h, ch - y0)
+    if sx1 <= sx0 or sy1 <= sy0:
+        return x0, y0
+    a = glyph.alpha[sy0:sy1, sx0:sx1, None]
+    region = canvas[y0 + sy0 : y0 + sy1, x0 + sx0 : x0 + sx1]
+    region[:] = region * (1 - a) + glyph.bgr[sy0:sy1, sx0:sx1] * a
+    return x0, y0
+
+
+def _hull(mask: np.ndarray, x0: int, y0: int) -> np.ndarray:
+    ys, xs = np.nonzero(mask)
+    points = np.stack([xs, ys], axis=1).astype(np.int32)
+    hull = cv2.convexHull(points).reshape(-1, 2).astype(np.float32)
+    # Pixel centres → pixel extents: the hull of pixel squares is the point hull grown by half a pixel.
+    centre = hull.mean(axis=0)
+    grow = np.sign(hull - centre) * 0.5
+    return hull + grow + np.float32([x0, y0]) + 0.5
+
+
+def _four_colour_fill(size: tuple[int, int], angle: float, colours: list[tuple[int, int, int]]) -> np.ndarray:
+    """A (h, w, 3) image split into four quadrants along the oval's tilted axes (the wild oval)."""
+    w, h = size
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    xs -= w / 2
+    ys -= h / 2
+    theta = math.radians(angle)
+    u = xs * math.cos(theta) + ys * math.sin(theta)
+    v = -xs * math.sin(theta) + ys * math.cos(theta)
+    quadrant = (u > 0).astype(np.int32) * 2 + (v > 0).astype(np.int32)
+    palette = np.float32([colours[0], colours[1], colours[3], colours[2]])
+    return palette[quadrant]
+
+
+def _symbol_mask(symbol: str, height: int, look: _Look, rng: np.random.Generator) -> np.ndarray:
+    if symbol.isdigit():
+        mask = text_mask(symbol, height, look.font_name)
+        if symbol in ("6", "9"):  # underlined so that 6 and 9 can be told apart upside down
+            bar = max(1, round(height * 0.09))
+            mask = cv2.copyMakeBorder(mask, 0, bar * 2, 0, 0, cv2.BORDER_CONSTANT, value=0)
+            mask[-bar:, :] = 255
+            mask = cv2.resize(mask, (mask.shape[1], height), interpolation=cv2.INTER_AREA)
+        return mask
+    if symbol == "draw2":
+        return text_mask("+2", height, look.font_name)
+    if symbol == "wild-draw4":
+        return text_mask("+4", height, look.font_name)
+    if symbol == "wild":
+        w = max(2, round(height * 0.72))
+        mask = np.zeros((height * 3, w * 3), np.uint8)
+        cv2.ellipse(
+            mask, (w * 3 // 2, height * 3 // 2), (w * 3 // 2 - 1, height * 3 // 2 - 1), 0, 0, 360, 255, -1
+        )
+        return cv2.resize(mask, (w, height), interpolation=cv2.INTER_AREA)
+    return pictogram_mask(symbol, height, rng)
+
+
+def render_card(
+    name: str,
+    design: str = "modern",
+    colourblind: bool = False,
+    height: int = 240,
+    rng: np.random.Generator | None = None,
+) -> CardSprite:
+    """Render one card face; all jitter comes from ``rng`` (same seed → same pixels)."""
+    if design not in DESIGNS:
+        raise ValueError(f"unknown card design {design!r} (expected one of {', '.join(DESIGNS)})")
+    rng = rng if rng is not None else np.random.default_rng()
+    symbol, colour = parse_card_name(name)
+    look = _draw_look(design, rng)
+    h = int(height)
+    w = max(8, round(h * CARD_ASPECT))
+    colours = [print_colour(c, rng) for c in COLOURS]
+    field_bgr = colours[COLOURS.index(colour)] if colour else look.dark
+
+    outline = _rounded_rect_mask(h, w, 0, look.radius * h).astype(np.float32) / 255
+    inner = _rounded_rect_mask(h, w, look.border * h, max(1.0, (look.radius - look.border * 0.6) * h))
+    inner = inner.astype(np.float32)[..., None] / 255
+    canvas = np.empty((h, w, 3), np.float32)
+    canvas[:] = look.white
+    canvas[:] = canvas * (1 - inner) + np.float32(field_bgr) * inner
+
+    _draw_centre(canvas, symbol, colour, field_bgr, colours, look, rng)
+    with_colourblind = colourblind and colour is not None
+    regions = _draw_corners(canvas, symbol, colour if with_colourblind else None, look, rng)
+    if with_colourblind and look.cb_centre:
+        regions.append(_draw_centre_colourblind(canvas, colour, look, rng))
+
+    bgr = np.clip(canvas, 0, 255).astype(np.uint8)
+    alpha = np.clip(outline * 255, 0, 255).astype(np.uint8)
+    return CardSprite(name, design, colourblind, True, bgr, alpha, regions)
+
+
+def _draw_centre(
+    canvas: np.ndarray,
+    symbol: str,
+    colour: str | None,
+    field_bgr: tuple[int, int, int],
+    colours: list[tuple[int, int, int]],
+    look: _Look,
+    rng: np.random.Generator,
+) -> None:
+    h, w = canvas.shape[:2]
+    centre = (w // 2, h // 2)
+    axes = (round(look.oval_axes[1] * h), round(look.oval_axes[0] * h))
+    # Tilted oval: OpenCV rotates the (minor, major) axes clockwise by the angle.
+    oval = np.zeros((h, w), np.uint8)
+    cv2.ellipse(oval, centre, axes, look.oval_angle, 0, 360, 255, -1, cv2.LINE_AA)
+    oval_f = oval.astype(np.float32)[..., None] / 255
+    is_wild = colour is None
+    if look.design == "classic" or symbol == "wild-custom":
+        fill = np.float32(look.white)
+        canvas[:] = canvas * (1 - oval_f) + fill * oval_f
+    else:
+        ring = np.zeros((h, w), np.uint8)
+        cv2.ellipse(
+            ring, centre, axes, look.oval_angle, 0, 360, 255, max(1, round(look.ring * h)), cv2.LINE_AA
+        )
+        ring_f = ring.astype(np.float32)[..., None] / 255
+        canvas[:] = canvas * (1 - ring_f) + np.float32(look.white) * ring_f
+    if is_wild and symbol in ("wild", "wild-swap", "wild-shuffle"):
+        inset = np.zeros((h, w), np.uint8)
+        shrink = 0.9 if look.design == "modern" else 0.94
+        inner_axes = (round(axes[0] * shrink), round(axes[1] * shrink))
+        cv2.ellipse(inset, centre, inner_axes, look.oval_angle, 0, 360, 255, -1, cv2.LINE_AA)
+        quad = _four_colour_fill((w, h), look.oval_angle, colours)
+        inset_f = inset.astype(np.float32)[..., None] / 255
+        canvas[:] = canvas * (1 - inset_f) + quad * inset_f
+
+    big = round(h * rng.uniform(0.3, 0.4))
+    if symbol == "wild":
+        return
+    if symbol == "wild-custom":
+        _draw_write_your_own(canvas, look, rng)
+        return
+    if symbol in ("draw2", "wild-draw4"):
+        _draw_mini_cards(canvas, 2 if symbol == "draw2" else 4, field_bgr, colours, look, big)
+        return
+    mask = _symbol_mask(symbol, big, look, rng)
+    if look.design == "classic" and not is_wild:
+        style = InkStyle(field_bgr, outline=rng.uniform(0.03, 0.06), shadow=rng.uniform(0.03, 0.07))
+    else:
+        style = InkStyle(look.white, outline=rng.uniform(0.0, 0.03), shadow=rng.uniform(0.05, 0.1))
+    glyph = style_glyph(mask, style)
+    gh, gw = glyph.alpha.shape
+    _paste(canvas, glyph, w / 2 - gw / 2, h / 2 - gh / 2)
+
+
+def _draw_mini_cards(
+    canvas: np.ndarray,
+    count: int,
+    field_bgr: tuple[int, int, int],
+    colours: list[tuple[int, int, int]],
+    look: _Look,
+    big: int,
+) -> None:
+    """The centre picture of draw-two / draw-four: small overlapping cards (not labelled)."""
+    h, w = canvas.shape[:2]
+    ch = big * (0.62 if count == 2 else 0.5)
+    cw = ch * 0.66
+    step = cw * 0.45
+    order = [colours[1], colours[2], colours[3], colours[0]] if count == 4 else [field_bgr, field_bgr]
+    x_start = w / 2 - (cw + step * (count - 1)) / 2
+    y_start = h / 2 - ch / 2 - step * (count - 1) / 4
+    for k in range(count):
+        x0, y0 = x_start + k * step, y_start + k * step / 2
+        pts = np.int32([(x0, y0), (x0 + cw, y0), (x0 + cw, y0 + ch), (x0, y0 + ch)])
+        shadow = pts + max(1, round(ch * 0.06))
+        cv2.fillPoly(canvas, [shadow], (15, 15, 15), cv2.LINE_AA)
+        cv2.fillPoly(canvas, [pts], tuple(float(c) for c in look.white), cv2.LINE_AA)
+        inset = max(1, round(cw * 0.12))
+        inner = np.int32([(x0 + inset, y0 + inset), (x0 + cw - inset, y0 + inset)])
+        inner = np.int32(
+            [inner[0], inner[1], (x0 + cw - inset, y0 + ch - inset), (x0 + inset, y0 + ch - inset)]
+        )
+        cv2.fillPoly(canvas, [inner], tuple(float(c) for c in order[k]), cv2.LINE_AA)
+
+
+def _draw_write_your_own(canvas: np.ndarray, look: _Look, rng: np.random.Generator) -> None:
+    """The customizable wild: a white field with ruled lines, sometimes with a handwritten rule."""
+    h, w = canvas.shape[:2]
+    top, bottom = round(h * 0.3), round(h * 0.7)
+    grey = tuple(float(v) for v in np.clip(np.float32(look.white) - 70, 0, 255))
+    for y in np.linspace(top, bottom, int(rng.integers(3, 6))):
+        cv2.line(canvas, (round(w * 0.28), round(y)), (round(w * 0.72), round(y)), grey, max(1, h // 200))
+    if rng.random() < 0.4:  # someone wrote a house rule on it
+        face = font(CARD_FONTS[int(rng.integers(len(CARD_FONTS)))], max(5, h // 28))
+        from PIL import Image, ImageDraw
+
+        strip = Image.new("L", (round(w * 0.44), bottom - top), 0)
+        draw = ImageDraw.Draw(strip)
+        words = ["alle", "tauschen", "+3", "ruil", "kaarten", "skip", "everyone", "draws"]
+        for row in range(3):
+            text = " ".join(rng.choice(words, 2))
+            draw.text((2, row * (bottom - top) / 3), text, font=face, fill=255)
+        ink = np.asarray(strip, np.float32)[..., None] / 255
+        region = canvas[top:bottom, round(w * 0.28) : round(w * 0.28) + strip.width]
+        pen = np.float32([120, 40, 20]) if rng.random() < 0.6 else np.float32([30, 30, 30])
+        region[:] = region * (1 - ink) + pen * ink
+
+
+def _draw_corners(
+    canvas: np.ndarray, symbol: str, colourblind_colour: str | None, look: _Look, rng: np.random.Generator
+) -> list[LabelRegion]:
+    """Top-left index (+ colour-blind symbol of ``colourblind_colour``), then the same rotated by 180°."""
+    h, w = canvas.shape[:2]
+    layer = np.zeros((h, w, 3), np.float32)
+    layer_alpha = np.zeros((h, w), np.float32)
+    regions: list[LabelRegion] = []
+    index_h = max(4, round(look.index_height * h))
+    mask = _symbol_mask(symbol, index_h, look, rng)
+    fill_image = None
+    if symbol == "wild":
+        fill_image = _four_colour_fill(
+            (mask.shape[1], mask.shape[0]), 35, [print_colour(c, rng) for c in COLOURS]
+        )
+    glyph = style_glyph(mask, look.index_style, fill_image)
+    pad = (glyph.alpha.shape[0] - index_h) // 2
+    x0 = look.index_x * w + look.border * h * 0.5 - pad
+    y0 = look.index_y * h + look.border * h * 0.5 - pad
+    _paste_layer(layer, layer_alpha, glyph, x0, y0)
+    regions.append(LabelRegion(SYMBOL_CLASSES.index(symbol), _hull(glyph.label_mask, round(x0), round(y0))))
+    if colourblind_colour is not None:
+        cb_class = COLOURBLIND_CLASSES[COLOURS.index(colourblind_colour)]
+        cb_h = max(3, round(index_h * look.cb_scale))
+        cb_glyph = style_glyph(pictogram_mask(cb_class, cb_h, rng), look.index_style)
+        glyph_h, glyph_w = glyph.alpha.shape
+        if look.cb_below:
+            cx, cy = x0 + glyph_w / 2 - cb_glyph.alpha.shape[1] / 2, y0 + glyph_h - pad * 0.6
+        else:
+            cx, cy = x0 + glyph_w - pad * 0.6, y0 + glyph_h / 2 - cb_glyph.alpha.shape[0] / 2
+        regions.append(
+            LabelRegion(CLASS_NAMES.index(cb_class), _hull(cb_glyph.label_mask, round(cx), round(cy)))
+        )
+        _paste_layer(layer, layer_alpha, cb_glyph, cx, cy)
+    # The bottom-right corner is the same print rotated by 180° about the card centre.
+    both_alpha = np.maximum(layer_alpha, layer_alpha[::-1, ::-1])
+    both = np.where((layer_alpha >= layer_alpha[::-1, ::-1])[..., None], layer, layer[::-1, ::-1])
+    a = both_alpha[..., None]
+    canvas[:] = canvas * (1 - a) + both * a
+    rotated = [LabelRegion(r.class_id, np.float32([w, h]) - r.hull) for r in regions]
+    return regions + rotated
+
+
+def _paste_layer(layer: np.ndarray, layer_alpha: np.ndarray, glyph: StyledGlyph, x: float, y: float) -> None:
+    h, w = glyph.alpha.shape
+    x0, y0 = round(x), round(y)
+    lh, lw = layer_alpha.shape
+    sx0, sy0 = max(0, -x0), max(0, -y0)
+    sx1, sy1 = min(w, lw - x0), min(h, lh - y0)
+    if sx1 <= sx0 or sy1 <= sy0:
+        return
+    a = glyph.alpha[sy0:sy1, sx0:sx1]
+    region = layer[y0 + sy0 : y0 + sy1, x0 + sx0 : x0 + sx1]
+    region_alpha = layer_alpha[y0 + sy0 : y0 + sy1, x0 + sx0 : x0 + sx1]
+    region[:] = region * (1 - a[..., None]) + glyph.bgr[sy0:sy1, sx0:sx1] * a[..., None]
+    region_alpha[:] = np.maximum(region_alpha, a)
+
+
+def _draw_centre_colourblind(
+    canvas: np.ndarray, colour: str, look: _Look, rng: np.random.Generator
+) -> LabelRegion:
+    """A larger colour-blind symbol under the centre picture (some editions print one there)."""
+    h, w = canvas.shape[:2]
+    cb_class = COLOURBLIND_CLASSES[COLOURS.index(colour)]
+    size = max(4, round(h * rng.uniform(0.07, 0.1)))
+    if look.design == "classic":  # on the white oval: dark ink
+        style = InkStyle(look.dark, outline=0.0, shadow=0.0)
+    else:
+        style = InkStyle(look.white, outline=0.0, shadow=rng.uniform(0.06, 0.12))
+    glyph = style_glyph(pictogram_mask(cb_class, size, rng), style)
+    gh, gw = glyph.alpha.shape
+    x0, y0 = _paste(canvas, glyph, w / 2 - gw / 2, h * rng.uniform(0.74, 0.78) - gh / 2)
+    return LabelRegion(CLASS_NAMES.index(cb_class), _hull(glyph.label_mask, x0, y0))
+
+
+def render_back(height: int = 240, rng: np.random.Generator | None = None) -> CardSprite:
+    """A card back (black, red tilted oval, yellow "UNO" logo): an unlabelled object for draw piles."""
+    rng = rng if rng is not None else np.random.default_rng()
+    look = _draw_look("classic", rng)
+    h = int(height)
+    w = max(8, round(h * CARD_ASPECT))
+    outline = _rounded_rect_mask(h, w, 0, look.radius * h)
+    inner = _rounded_rect_mask(h, w, look.border * h, max(1.0, (look.radius - look.border * 0.6) * h))
+    inner_f = inner.astype(np.float32)[..., None] / 255
+    canvas = np.empty((h, w, 3), np.float32)
+    canvas[:] = look.white
+    canvas[:] = canvas * (1 - inner_f) + np.float32(look.dark) * inner_f
+    oval = np.zeros((h, w), np.uint8)
+    axes = (round(look.oval_axes[1] * h), round(look.oval_axes[0] * h))
+    cv2.ellipse(oval, (w // 2, h // 2), axes, look.oval_angle, 0, 360, 255, -1, cv2.LINE_AA)
+    oval_f = oval.astype(np.float32)[..., None] / 255
+    canvas[:] = canvas * (1 - oval_f) + np.float32(print_colour("red", rng)) * oval_f
+    logo = text_mask("UNO", max(4, round(h * rng.uniform(0.16, 0.22))), CARD_FONTS[int(rng.integers(4))])
+    glyph = style_glyph(logo, InkStyle(print_colour("yellow", rng), outline=0.08, shadow=0.08))
+    rotation = cv2.getRotationMatrix2D((glyph.alpha.shape[1] / 2, glyph.alpha.shape[0] / 2), 20, 1.0)
+    size = (glyph.alpha.shape[1], glyph.alpha.shape[0])
+    rotated = StyledGlyph(
+        cv2.warpAffine(glyph.bgr, rotation, size),
+        cv2.warpAffine(glyph.alpha, rotation, size),
+        glyph.label_mask,
+    )
+    _paste(canvas, rotated, w / 2 - size[0] / 2, h / 2 - size[1] / 2)
+    bgr = np.clip(canvas, 0, 255).astype(np.uint8)
+    return CardSprite("back", "back", False, False, bgr, outline, [])

@@ -1,0 +1,267 @@
+"""Write a YOLO training set of rendered scenes, optionally mixed with the shared Roboflow photos.
+
+Runs as ``uno-referee dataset OUT ...`` and, on a training machine where the package is not
+installed, as ``PYTHONPATH=. python -m referee.render.dataset OUT ...``: this import path needs only
+numpy, OpenCV, Pillow, PyYAML and tqdm.
+
+Layout (ultralytics): ``OUT/images/{train,val}/*.jpg``, ``OUT/labels/{train,val}/*.txt``,
+``OUT/meta/{train,val}/*.json`` (card-level sidecars) and ``OUT/data.yaml``. Image ``i`` is drawn
+from ``default_rng([seed, i])`` alone, so a run can be resumed, split over machines, or extended
+with a larger ``--count`` and every existing image stays valid; finished images are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from multiprocessing import get_context
+from pathlib import Path
+
+from referee.errors import UserError
+from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
+
+SPLITS = ("train", "val")
+ROBOFLOW_SPLITS = {"train": "train", "valid": "val"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", type=Path, help="output folder (created; existing images are kept)")
+    parser.add_argument("--count", type=int, required=True, help="number of rendered images (train + val)")
+    parser.add_argument("--seed", type=int, default=0, help="base seed: image i uses the seed (SEED, i)")
+    parser.add_argument("--size", type=int, default=416, help="image side in pixels (default 416)")
+    parser.add_argument("--val-fraction", type=float, default=0.1, help="share of rendered images for val")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
+    )
+    parser.add_argument(
+        "--quality", type=int, default=None, help="fixed JPEG quality (default: random 50-95)"
+    )
+    parser.add_argument(
+        "--roboflow", type=Path, help="shared Roboflow folder (with train/ and valid/) to mix in"
+    )
+    parser.add_argument(
+        "--roboflow-share",
+        type=float,
+        default=0.25,
+        help="fraction of the final train set that is Roboflow photos",
+    )
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.count < 1:
+        raise UserError(f"--count must be at least 1 (got {args.count})")
+    if not 64 <= args.size <= 2048:
+        raise UserError(f"--size must be between 64 and 2048 pixels (got {args.size})")
+    if not 0 <= args.val_fraction < 1:
+        raise UserError(f"--val-fraction must be in [0, 1) (got {args.val_fraction})")
+    if args.workers < 1:
+        raise UserError(f"--workers must be at least 1 (got {args.workers})")
+    if args.quality is not None and not 10 <= args.quality <= 100:
+        raise UserError(f"--quality must be between 10 and 100 (got {args.quality})")
+    if not 0 <= args.roboflow_share < 1:
+        raise UserError(f"--roboflow-share must be in [0, 1) (got {args.roboflow_share})")
+    if args.roboflow is not None:
+        for split in ROBOFLOW_SPLITS:
+            if (
+                not (args.roboflow / split / "images").is_dir()
+                or not (args.roboflow / split / "labels").is_dir()
+            ):
+                raise UserError(
+                    f"--roboflow {args.roboflow} has no {split}/images and {split}/labels folders "
+                    "(point it at the shared uno-cards-roboflow folder)"
+                )
+
+
+def split_of(index: int, count: int, val_fraction: float) -> str:
+    """Images ``0 … n_val-1`` are val, the rest train: stable when ``--count`` grows a little."""
+    return "val" if index < round(count * val_fraction) else "train"
+
+
+def _paths(out: Path, split: str, stem: str) -> tuple[Path, Path, Path]:
+    return (
+        out / "images" / split / f"{stem}.jpg",
+        out / "labels" / split / f"{stem}.txt",
+        out / "meta" / split / f"{stem}.json",
+    )
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write via a temporary name so that an interrupted run never leaves a half file behind."""
+    temporary = path.with_name(f".{path.name}.part")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def format_labels(rows: Sequence[tuple[int, float, float, float, float]]) -> str:
+    """YOLO txt: one ``class cx cy w h`` line per box, normalised, 6 decimals."""
+    return "".join(f"{c} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for c, cx, cy, w, h in rows)
+
+
+def render_one(job: tuple[str, int, int, int, str, int | None]) -> int:
+    """Render image ``index`` into ``out`` unless it is already there; returns 1 if it was rendered."""
+    import cv2
+    import numpy as np
+
+    from referee.render.scenes import render_scene
+
+    out_text, seed, index, size, split, quality = job
+    out = Path(out_text)
+    stem = f"r{seed}_{index:07d}"
+    image_path, label_path, meta_path = _paths(out, split, stem)
+    if image_path.exists() and label_path.exists() and meta_path.exists():
+        return 0
+    rng = np.random.default_rng([seed, index])
+    result = render_scene(rng, size)
+    jpeg_quality = quality if quality is not None else int(rng.integers(50, 96))
+    ok, encoded = cv2.imencode(".jpg", result.image, [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
+    if not ok:
+        raise RuntimeError(f"JPEG encoding failed for {stem}")
+    meta = {"image": image_path.name, "seed": seed, "index": index, "jpeg_quality": jpeg_quality}
+    meta.update(result.metadata())
+    # Labels and sidecar first, image last: the image's presence marks a finished sample.
+    _write_atomic(label_path, format_labels(result.labels).encode())
+    _write_atomic(meta_path, json.dumps(meta, separators=(",", ":")).encode())
+    _write_atomic(image_path, encoded.tobytes())
+    return 1
+
+
+def remap_roboflow_labels(text: str, source: Path) -> str:
+    """Roboflow class ids → ours (``ROBOFLOW_TO_CLASS``); an unknown id is a UserError naming the file."""
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        try:
+            class_id = ROBOFLOW_TO_CLASS[int(fields[0])]
+            if len(fields) != 5:
+                raise ValueError
+        except (KeyError, ValueError):
+            raise UserError(
+                f"{source}:{number}: expected 'class cx cy w h' with a Roboflow class 0-14"
+            ) from None
+        rows.append(" ".join([str(class_id), *fields[1:]]) + "\n")
+    return "".join(rows)
+
+
+def roboflow_counts(
+    synthetic_train: int, synthetic_val: int, share: float, available: dict[str, int]
+) -> dict:
+    """How many Roboflow photos go into each split so that they are ``share`` of it (capped by supply).
+
+    >>> roboflow_counts(750, 100, 0.25, {"train": 2000, "val": 300})
+    {'train': 250, 'val': 33}
+    """
+    wanted = {
+        "train": math.ceil(share / (1 - share) * synthetic_train - 1e-9),
+        "val": round(share / (1 - share) * synthetic_val),
+    }
+    return {split: min(wanted[split], available[split]) for split in SPLITS}
+
+
+def copy_roboflow(root: Path, out: Path, counts: dict[str, int], seed: int) -> dict[str, int]:
+    """Copy a seeded sample of the Roboflow photos with remapped labels; returns how many per split."""
+    import numpy as np
+
+    copied = {}
+    for source_split, split in ROBOFLOW_SPLITS.items():
+        images = sorted((root / source_split / "images").glob("*.jpg"))
+        order = np.random.default_rng([seed, 7919, SPLITS.index(split)]).permutation(len(images))
+        chosen = [images[k] for k in order[: counts[split]]]
+        for image in chosen:
+            label = root / source_split / "labels" / f"{image.stem}.txt"
+            if not label.exists():
+                raise UserError(f"Roboflow image {image} has no label file {label}")
+            image_path, label_path, _ = _paths(out, split, f"rf_{image.stem}")
+            if image_path.exists() and label_path.exists():
+                continue
+            _write_atomic(label_path, remap_roboflow_labels(label.read_text(), label).encode())
+            shutil.copyfile(image, image_path)
+        copied[split] = len(chosen)
+    return copied
+
+
+def write_data_yaml(out: Path) -> Path:
+    """The ultralytics dataset file: absolute ``path``, split folders, our class names."""
+    import yaml
+
+    data = {
+        "path": str(out.resolve()),
+        "train": "images/train",
+        "val": "images/val",
+        "names": dict(enumerate(CLASS_NAMES)),
+    }
+    path = out / "data.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render (and mix in) the whole set; prints a one-line summary."""
+    from tqdm import tqdm
+
+    _check(args)
+    out: Path = args.out
+    try:
+        for kind in ("images", "labels", "meta"):
+            for split in SPLITS:
+                (out / kind / split).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"cannot create the output folder {out}: {error.strerror}") from None
+    jobs = [
+        (str(out), args.seed, i, args.size, split_of(i, args.count, args.val_fraction), args.quality)
+        for i in range(args.count)
+    ]
+    rendered = 0
+    progress = tqdm(total=len(jobs), unit="img", desc="render", disable=None)
+    if args.workers == 1:
+        for job in jobs:
+            rendered += render_one(job)
+            progress.update()
+    else:
+        with get_context("spawn" if sys.platform == "darwin" else "fork").Pool(args.workers) as pool:
+            for done in pool.imap_unordered(render_one, jobs, chunksize=4):
+                rendered += done
+                progress.update()
+    progress.close()
+    mixed = {"train": 0, "val": 0}
+    if args.roboflow is not None:
+        synthetic = {split: sum(1 for job in jobs if job[4] == split) for split in SPLITS}
+        available = {
+            split: len(list((args.roboflow / source / "images").glob("*.jpg")))
+            for source, split in ROBOFLOW_SPLITS.items()
+        }
+        counts = roboflow_counts(synthetic["train"], synthetic["val"], args.roboflow_share, available)
+        mixed = copy_roboflow(args.roboflow, out, counts, args.seed)
+    yaml_path = write_data_yaml(out)
+    print(
+        f"{rendered} rendered, {len(jobs) - rendered} already there; "
+        f"Roboflow photos: {mixed['train']} train, {mixed['val']} val; dataset file {yaml_path}"
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point without the package installed: same options as ``uno-referee dataset``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m referee.render.dataset", description=__doc__.splitlines()[0]
+    )
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except UserError as error:
+        print(f"uno-referee: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("uno-referee: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

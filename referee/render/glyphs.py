@@ -1,0 +1,235 @@
+"""Symbol shapes printed on UNO cards, as greyscale masks, and their printed styling.
+
+A glyph is drawn as a *shape mask* (uint8, 255 = ink) at the size asked for; styling (fill colour,
+black outline, drop shadow) is applied afterwards so that every symbol gets the same print effects.
+Digits and ``+2``/``+4`` come from the vendored DejaVu fonts (Pillow, TrueType); pictograms (skip,
+reverse, swap, shuffle, pencil, colour-blind shapes) are drawn with OpenCV polygons, so nothing is
+downloaded or read from the system at run time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+FONT_DIR = Path(__file__).resolve().parent / "fonts"
+
+#: Bold faces that look like the numerals of the decks we know; the choice is jittered per card.
+CARD_FONTS: tuple[str, ...] = (
+    "DejaVuSans-Bold.ttf",
+    "DejaVuSans-BoldOblique.ttf",
+    "DejaVuSansCondensed-Bold.ttf",
+    "DejaVuSerif-Bold.ttf",
+)
+#: Plain face for printed distractors (receipts, score sheets, poker cards).
+PRINT_FONT = "DejaVuSansMono-Bold.ttf"
+
+SUPERSAMPLE = 3  # pictograms are drawn this much larger, then shrunk: cheap antialiasing
+
+
+@lru_cache(maxsize=512)
+def font(name: str, size: int) -> ImageFont.FreeTypeFont:
+    """A vendored TrueType font at a pixel size (cached: loading a face costs ~1 ms)."""
+    return ImageFont.truetype(str(FONT_DIR / name), max(4, size))
+
+
+def text_mask(text: str, height: int, font_name: str, width_scale: float = 1.0) -> np.ndarray:
+    """Ink mask of ``text`` cropped to its ink, scaled so the ink is ``height`` pixels tall."""
+    face = font(font_name, int(height * 1.45))
+    left, top, right, bottom = face.getbbox(text)
+    canvas = Image.new("L", (right - left + 4, bottom - top + 4), 0)
+    ImageDraw.Draw(canvas).text((2 - left, 2 - top), text, font=face, fill=255)
+    mask = _crop_to_ink(np.asarray(canvas))
+    scale = height / max(1, mask.shape[0])
+    size = (max(1, round(mask.shape[1] * scale * width_scale)), max(1, height))
+    return cv2.resize(mask, size, interpolation=cv2.INTER_AREA)
+
+
+def _crop_to_ink(mask: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(mask > 20)
+    if len(xs) == 0:
+        return mask
+    return mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
+def _poly(points: list[tuple[float, float]], scale: float) -> np.ndarray:
+    return np.round(np.asarray(points, dtype=np.float64) * scale).astype(np.int32)
+
+
+def _arrow(
+    tail: tuple[float, float], head: tuple[float, float], shaft: float, head_size: float
+) -> np.ndarray:
+    """Polygon of a straight arrow from ``tail`` to ``head`` (unit-free coordinates)."""
+    (x0, y0), (x1, y1) = tail, head
+    length = math.hypot(x1 - x0, y1 - y0)
+    ux, uy = (x1 - x0) / length, (y1 - y0) / length
+    px, py = -uy, ux
+    neck = (x1 - ux * head_size, y1 - uy * head_size)
+    half, wing = shaft / 2, head_size * 0.75
+    return np.asarray(
+        [
+            (x0 + px * half, y0 + py * half),
+            (neck[0] + px * half, neck[1] + py * half),
+            (neck[0] + px * wing, neck[1] + py * wing),
+            (x1, y1),
+            (neck[0] - px * wing, neck[1] - py * wing),
+            (neck[0] - px * half, neck[1] - py * half),
+            (x0 - px * half, y0 - py * half),
+        ]
+    )
+
+
+def pictogram_mask(symbol: str, height: int, rng: np.random.Generator) -> np.ndarray:
+    """Ink mask of a drawn (non-text) symbol, ``height`` pixels tall; shapes are jittered by ``rng``."""
+    s = height * SUPERSAMPLE
+    if symbol in ("skip",):
+        w = s
+        mask = np.zeros((s, w), np.uint8)
+        thick = max(2, round(s * rng.uniform(0.13, 0.2)))
+        radius = s // 2 - thick // 2 - 1
+        cv2.circle(mask, (w // 2, s // 2), radius, 255, thick, cv2.LINE_AA)
+        d = radius * 0.72
+        cv2.line(mask, (round(w / 2 + d), round(s / 2 - d)), (round(w / 2 - d), round(s / 2 + d)), 255, thick)
+    elif symbol == "reverse":
+        w = round(s * rng.uniform(0.85, 1.0))
+        mask = np.zeros((s, w), np.uint8)
+        shaft = rng.uniform(0.16, 0.22)
+        unit = min(w, s)
+        # Two hooked arrows: an L-shaped tail bent into a diagonal head, point-symmetric.
+        cx, cy = w / 2, s / 2
+        for sign in (1, -1):
+
+            def at(x: float, y: float, sign: int = sign) -> tuple[float, float]:
+                return (cx + sign * x * unit, cy + sign * y * unit)
+
+            bar = np.asarray(
+                [at(-0.32, 0.08), at(0.08, 0.08), at(0.08, 0.08 + shaft), at(-0.32, 0.08 + shaft)]
+            )
+            head = _arrow(at(-0.02, 0.12), at(0.42, -0.36), shaft * unit, 0.24 * unit)
+            cv2.fillPoly(mask, [np.round(bar).astype(np.int32), np.round(head).astype(np.int32)], 255)
+    elif symbol == "wild-swap":
+        w = round(s * rng.uniform(1.0, 1.2))
+        mask = np.zeros((s, w), np.uint8)
+        shaft, head = s * 0.16, s * 0.3
+        top = _arrow((0.08 * w, 0.28 * s), (0.94 * w, 0.28 * s), shaft, head)
+        bottom = _arrow((0.92 * w, 0.72 * s), (0.06 * w, 0.72 * s), shaft, head)
+        cv2.fillPoly(mask, [np.round(top).astype(np.int32), np.round(bottom).astype(np.int32)], 255)
+        for x in (0.08 * w, 0.92 * w):  # the two "hands" holding the ends
+            cv2.circle(mask, (round(x), round(0.5 * s)), round(s * 0.1), 255, -1, cv2.LINE_AA)
+    elif symbol == "wild-shuffle":
+        w = s
+        mask = np.zeros((s, w), np.uint8)
+        radius = s * 0.36
+        thick = max(2, round(s * 0.14))
+        for k in range(3):
+            start = k * 120 + 15
+            cv2.ellipse(
+                mask, (w // 2, s // 2), (round(radius), round(radius)), 0, start, start + 75, 255, thick
+            )
+            end = math.radians(start + 95)
+            tail = math.radians(start + 70)
+            head = _arrow(
+                (w / 2 + radius * math.cos(tail), s / 2 + radius * math.sin(tail)),
+                (w / 2 + radius * math.cos(end), s / 2 + radius * math.sin(end)),
+                thick,
+                s * 0.26,
+            )
+            cv2.fillPoly(mask, [np.round(head).astype(np.int32)], 255)
+    elif symbol == "wild-custom":  # a pencil: "write your own rule"
+        w = round(s * 0.7)
+        mask = np.zeros((s, w), np.uint8)
+        body = _poly([(0.25, 0.0), (0.75, 0.0), (0.75, 0.7), (0.5, 1.0), (0.25, 0.7)], 1.0)
+        body = np.round(np.asarray(body, np.float64) * [w, s]).astype(np.int32)
+        cv2.fillPoly(mask, [body], 255)
+        cv2.line(
+            mask, (round(0.25 * w), round(0.15 * s)), (round(0.75 * w), round(0.15 * s)), 0, max(1, s // 14)
+        )
+    elif symbol in COLOURBLIND_SHAPES:
+        w = s
+        mask = np.zeros((s, w), np.uint8)
+        COLOURBLIND_SHAPES[symbol](mask)
+    else:
+        raise ValueError(f"no pictogram for symbol {symbol!r}")
+    return cv2.resize(mask, (max(1, round(w / SUPERSAMPLE)), height), interpolation=cv2.INTER_AREA)
+
+
+def _circle(mask: np.ndarray) -> None:
+    s = mask.shape[0]
+    cv2.circle(mask, (s // 2, s // 2), s // 2 - 1, 255, -1, cv2.LINE_AA)
+
+
+def _star(mask: np.ndarray) -> None:
+    s = mask.shape[0]
+    points = []
+    for k in range(10):
+        radius = (s / 2 - 1) * (1.0 if k % 2 == 0 else 0.42)
+        angle = -math.pi / 2 + k * math.pi / 5
+        points.append((s / 2 + radius * math.cos(angle), s / 2 + 0.06 * s + radius * math.sin(angle)))
+    cv2.fillPoly(mask, [np.round(points).astype(np.int32)], 255, cv2.LINE_AA)
+
+
+def _triangle(mask: np.ndarray) -> None:
+    s = mask.shape[0]
+    cv2.fillPoly(mask, [np.int32([(s / 2, 1), (s - 1, s - 2), (1, s - 2)])], 255, cv2.LINE_AA)
+
+
+def _square(mask: np.ndarray) -> None:
+    s = mask.shape[0]
+    cv2.rectangle(mask, (round(s * 0.08), round(s * 0.08)), (round(s * 0.92), round(s * 0.92)), 255, -1)
+
+
+COLOURBLIND_SHAPES = {"cb-circle": _circle, "cb-star": _star, "cb-triangle": _triangle, "cb-square": _square}
+
+
+@dataclass(frozen=True)
+class InkStyle:
+    """How a glyph is printed: fill, black outline width and drop-shadow offset (fractions of height)."""
+
+    fill_bgr: tuple[int, int, int]
+    outline: float = 0.0
+    shadow: float = 0.0
+    outline_bgr: tuple[int, int, int] = (20, 20, 20)
+
+
+@dataclass
+class StyledGlyph:
+    """A printed glyph: colour, coverage, and the ink+outline mask that the label box is taken from."""
+
+    bgr: np.ndarray  # (h, w, 3) float32
+    alpha: np.ndarray  # (h, w) float32 in 0..1, fill + outline + shadow
+    label_mask: np.ndarray  # (h, w) bool, fill + outline (the shadow is not part of the symbol)
+
+
+def style_glyph(mask: np.ndarray, style: InkStyle, fill_image: np.ndarray | None = None) -> StyledGlyph:
+    """Apply fill, outline and shadow to an ink mask; ``fill_image`` replaces the flat fill colour."""
+    height = mask.shape[0]
+    outline_px = round(style.outline * height)
+    shadow_px = round(style.shadow * height)
+    pad = outline_px + shadow_px + 2
+    ink = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0).astype(np.float32) / 255
+    if outline_px > 0:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * outline_px + 1, 2 * outline_px + 1))
+        outer = cv2.dilate(ink, kernel)
+    else:
+        outer = ink
+    if shadow_px > 0:
+        shift = np.float32([[1, 0, shadow_px], [0, 1, shadow_px]])
+        shadow = cv2.warpAffine(outer, shift, (outer.shape[1], outer.shape[0])) * 0.85
+    else:
+        shadow = np.zeros_like(outer)
+    dark = np.maximum(outer, shadow)
+    fill = np.empty((*ink.shape, 3), np.float32)
+    if fill_image is not None:
+        fill[:] = cv2.resize(fill_image, (ink.shape[1], ink.shape[0]), interpolation=cv2.INTER_NEAREST)
+    else:
+        fill[:] = style.fill_bgr
+    outline_colour = np.float32(style.outline_bgr)
+    bgr = fill * ink[..., None] + outline_colour * (1 - ink[..., None])
+    alpha = np.maximum(ink, dark)
+    return StyledGlyph(bgr=bgr, alpha=alpha, label_mask=np.maximum(ink, outer) > 0.5)

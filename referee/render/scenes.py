@@ -1,0 +1,263 @@
+"""Whole training scenes: what the camera over an UNO table sees, with labels and metadata.
+
+Scene kinds (shares in :data:`SCENE_WEIGHTS`):
+
+* ``discard`` — a crop of the discard zone: a pile of 1–8 cards, the top one entirely in the frame
+  at any rotation, older cards peeking out; sometimes fingers laying the card;
+* ``table`` — the overhead camera 40–80 cm above a table seen with tilt: discard pile, face-down
+  draw pile, hands laid out fanned for scoring, scattered cards, distractors, arms;
+* ``fan`` — close-ups of hand-held fans like the shared Roboflow photos, fingers holding them;
+* ``negative`` — no UNO faces at all: tables, distractors, hands, card backs.
+
+>>> result = render_scene(np.random.default_rng(3), size=256, kind="discard")
+>>> result.image.shape, result.kind, len(result.labels) >= 1
+((256, 256, 3), 'discard', True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from referee.render.cards import CARD_ASPECT, DESIGNS, render_back, render_card
+from referee.render.compose import PlacedCard, Scene, pose_homography, transform_points
+from referee.render.objects import hand_sprite, random_distractor
+from referee.render.surfaces import add_glare, photometric, table_surface
+from referee.vision.classes import COLOURS, SYMBOL_CLASSES, WILD_SYMBOLS, card_name
+
+SCENE_WEIGHTS: dict[str, float] = {"discard": 0.42, "table": 0.26, "fan": 0.21, "negative": 0.11}
+
+#: Sprites are rendered a little larger than they appear, then shrunk by the warp (sharper print).
+_OVERSAMPLE = 1.3
+
+
+@dataclass(frozen=True)
+class DeckStyle:
+    """The deck a scene is played with (one game, one deck; sometimes a stray card of another)."""
+
+    design: str
+    colourblind: bool
+
+    @staticmethod
+    def random(rng: np.random.Generator) -> DeckStyle:
+        return DeckStyle(str(rng.choice(DESIGNS, p=[0.4, 0.6])), bool(rng.random() < 0.3))
+
+
+@dataclass
+class RenderedScene:
+    """A finished frame (uint8 BGR), its scene graph and its YOLO rows."""
+
+    image: np.ndarray
+    scene: Scene
+    kind: str
+    surface: str
+
+    @property
+    def labels(self) -> list[tuple[int, float, float, float, float]]:
+        return self.scene.yolo_labels()
+
+    def metadata(self) -> dict:
+        """The per-image JSON sidecar used for card-level evaluation."""
+        h, w = self.image.shape[:2]
+        return {
+            "kind": self.kind,
+            "surface": self.surface,
+            "size": [w, h],
+            "cards": [card.to_json() for card in self.scene.cards],
+            "objects": list(self.scene.objects),
+        }
+
+
+def random_card_name(rng: np.random.Generator) -> str:
+    """A card name with symbol classes roughly balanced (wilds a bit rarer, as in a real deck)."""
+    weights = np.float64([0.6 if s in WILD_SYMBOLS else 1.0 for s in SYMBOL_CLASSES])
+    symbol = str(rng.choice(SYMBOL_CLASSES, p=weights / weights.sum()))
+    return card_name(symbol, None if symbol in WILD_SYMBOLS else str(rng.choice(COLOURS)))
+
+
+def _sprite(style: DeckStyle, on_screen_height: float, rng: np.random.Generator, face_up: bool = True):
+    height = int(np.clip(on_screen_height * _OVERSAMPLE, 40, 420))
+    if not face_up:
+        return render_back(height, rng)
+    if rng.random() < 0.05:
+        style = DeckStyle.random(rng)
+    return render_card(random_card_name(rng), style.design, style.colourblind, height, rng)
+
+
+def random_camera(size: int, rng: np.random.Generator, tilt: float) -> np.ndarray:
+    """Table plane (size × size virtual top view) → image: a tilted, slightly rotated camera."""
+    s = float(size)
+    src = np.float32([(0, 0), (s, 0), (s, s), (0, s)])
+    dst = src + rng.uniform(-tilt, tilt, (4, 2)).astype(np.float32) * s
+    near_edge = int(rng.integers(0, 4))  # the edge closest to the camera looks larger
+    grow = rng.uniform(0, tilt) * s
+    for corner in (near_edge, (near_edge + 1) % 4):
+        dst[corner] += (dst[corner] - s / 2) / (s / 2) * grow
+    return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+
+
+def _inside(polygon: np.ndarray, size: int, margin: float = 1.0) -> bool:
+    return bool((polygon >= margin).all() and (polygon <= size - margin).all())
+
+
+def _add_hand(scene: Scene, target: tuple[float, float], reach: float, rng: np.random.Generator) -> None:
+    sprite = hand_sprite(scene.shape, target, reach, rng)
+    scene.add_object(sprite, np.eye(3), kind="hand", shadow=rng.uniform(0.2, 0.45))
+
+
+def _add_distractors(scene: Scene, count: int, card_height: float, camera, rng: np.random.Generator) -> None:
+    h, w = scene.shape
+    for _ in range(count):
+        kind, sprite = random_distractor(card_height, rng)
+        sh, sw = sprite.alpha.shape
+        centre = (rng.uniform(0, w), rng.uniform(0, h))
+        homography = pose_homography((sw, sh), centre, sh, rng.uniform(0, 360), camera)
+        scene.add_object(sprite, homography, kind=kind)
+
+
+def _discard(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) -> None:
+    card_h = size * rng.uniform(0.4, 0.78)
+    camera = random_camera(size, rng, 0.05)
+    count = int(rng.choice(range(1, 9), p=[0.18, 0.18, 0.16, 0.14, 0.12, 0.1, 0.07, 0.05]))
+    for _ in range(count - 1):
+        centre = (size / 2 + rng.normal(0, size * 0.14), size / 2 + rng.normal(0, size * 0.14))
+        sprite = _sprite(style, card_h, rng)
+        scene.add_card(sprite, pose_homography(sprite.size, centre, card_h, rng.uniform(0, 360), camera))
+    top = _sprite(style, card_h, rng)
+    for _ in range(20):  # the top card lies entirely in the crop
+        centre = (size / 2 + rng.normal(0, size * 0.06), size / 2 + rng.normal(0, size * 0.06))
+        homography = pose_homography(top.size, centre, card_h, rng.uniform(0, 360), camera)
+        if _inside(transform_points(homography, top.corners), size):
+            break
+        card_h *= 0.93
+        homography = pose_homography(top.size, (size / 2, size / 2), card_h, rng.uniform(0, 360), camera)
+    card = scene.add_card(top, homography, top_of_pile=True)
+    if rng.random() < 0.3:
+        corner = card.polygon[int(rng.integers(0, 4))]
+        target = tuple(corner + (np.mean(card.polygon, axis=0) - corner) * rng.uniform(0.0, 0.35))
+        _add_hand(scene, target, card_h * rng.uniform(0.25, 0.45), rng)
+    if rng.random() < 0.1:
+        _add_distractors(scene, 1, card_h, camera, rng)
+
+
+def _fanned_row(
+    scene: Scene,
+    style: DeckStyle,
+    start: tuple[float, float],
+    direction: float,
+    count: int,
+    card_h: float,
+    camera: np.ndarray,
+    rng: np.random.Generator,
+) -> None:
+    """A hand laid out for scoring: cards in a row, each covering most of the previous one."""
+    step = card_h * CARD_ASPECT * rng.uniform(0.22, 0.5)
+    base_angle = math.degrees(direction) + rng.normal(0, 6)
+    for k in range(count):
+        centre = (start[0] + math.cos(direction) * step * k, start[1] + math.sin(direction) * step * k)
+        sprite = _sprite(style, card_h, rng)
+        angle = base_angle + rng.normal(0, 3)
+        scene.add_card(sprite, pose_homography(sprite.size, centre, card_h, angle, camera), shadow=0.25)
+
+
+def _table(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) -> None:
+    card_h = size * rng.uniform(0.09, 0.2)
+    camera = random_camera(size, rng, rng.uniform(0.02, 0.12))
+    budget = int(rng.integers(1, 21))
+
+    def spot() -> tuple[float, float]:
+        return rng.uniform(size * 0.1, size * 0.9), rng.uniform(size * 0.1, size * 0.9)
+
+    if rng.random() < 0.6:  # the face-down draw pile
+        centre, angle = spot(), rng.uniform(0, 360)
+        for k in range(int(rng.integers(2, 7))):
+            back = _sprite(style, card_h, rng, face_up=False)
+            jitter = (centre[0] + rng.normal(0, 1.5) - k * 0.4, centre[1] + rng.normal(0, 1.5) - k * 0.6)
+            scene.add_card(back, pose_homography(back.size, jitter, card_h, angle + rng.normal(0, 4), camera))
+    if rng.random() < 0.75 and budget > 0:  # the discard pile
+        centre = spot()
+        pile = int(min(budget, rng.integers(1, 6)))
+        for k in range(pile):
+            sprite = _sprite(style, card_h, rng)
+            offset = (centre[0] + rng.normal(0, card_h * 0.12), centre[1] + rng.normal(0, card_h * 0.12))
+            homography = pose_homography(sprite.size, offset, card_h, rng.uniform(0, 360), camera)
+            scene.add_card(sprite, homography, top_of_pile=k == pile - 1)
+        budget -= pile
+    for _ in range(int(rng.integers(0, 3))):  # hands laid out for scoring
+        if budget <= 1:
+            break
+        count = int(min(budget, rng.integers(2, 9)))
+        _fanned_row(scene, style, spot(), rng.uniform(0, 2 * math.pi), count, card_h, camera, rng)
+        budget -= count
+    for _ in range(budget):  # scattered cards, some face down
+        face_up = rng.random() < 0.8
+        sprite = _sprite(style, card_h, rng, face_up)
+        scene.add_card(sprite, pose_homography(sprite.size, spot(), card_h, rng.uniform(0, 360), camera))
+    _add_distractors(scene, int(rng.choice([0, 0, 1, 1, 2, 3])), card_h, camera, rng)
+    for _ in range(int(rng.choice([0, 0, 0, 1, 1, 2]))):  # arms reaching over the table
+        _add_hand(scene, spot(), card_h * rng.uniform(0.3, 0.6), rng)
+
+
+def _fan(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) -> None:
+    card_h = size * rng.uniform(0.28, 0.62)
+    count = int(rng.integers(2, 7))
+    camera = random_camera(size, rng, 0.06)
+    pivot = (size / 2 + rng.normal(0, size * 0.12), size / 2 + card_h * rng.uniform(0.2, 0.8))
+    radius = card_h * rng.uniform(0.6, 1.2)
+    spread = rng.uniform(6, 18)
+    base = rng.normal(0, 25)
+    angles = [base + (k - (count - 1) / 2) * spread for k in range(count)]
+    if rng.random() < 0.3:
+        angles.reverse()  # held in the other hand: the left card on top
+    front: PlacedCard | None = None
+    for angle in angles:
+        theta = math.radians(angle)
+        centre = (pivot[0] + radius * math.sin(theta), pivot[1] - radius * math.cos(theta))
+        sprite = _sprite(style, card_h, rng)
+        front = scene.add_card(
+            sprite, pose_homography(sprite.size, centre, card_h, angle, camera), shadow=0.3
+        )
+    if front is not None and rng.random() < 0.6:  # the thumb and fingers holding the fan
+        bottom = (front.polygon[2] + front.polygon[3]) / 2
+        target = tuple(bottom + (np.mean(front.polygon, axis=0) - bottom) * rng.uniform(0.05, 0.4))
+        _add_hand(scene, target, card_h * rng.uniform(0.2, 0.4), rng)
+
+
+def _negative(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) -> None:
+    card_h = size * rng.uniform(0.1, 0.5)
+    camera = random_camera(size, rng, 0.06)
+    if rng.random() < 0.3:  # face-down cards are not faces: nothing to label
+        centre = (rng.uniform(0.2, 0.8) * size, rng.uniform(0.2, 0.8) * size)
+        for _ in range(int(rng.integers(1, 5))):
+            back = _sprite(style, card_h, rng, face_up=False)
+            jitter = (centre[0] + rng.normal(0, card_h * 0.3), centre[1] + rng.normal(0, card_h * 0.3))
+            scene.add_card(back, pose_homography(back.size, jitter, card_h, rng.uniform(0, 360), camera))
+    _add_distractors(scene, int(rng.integers(0, 6)), card_h, camera, rng)
+    for _ in range(int(rng.choice([0, 1, 1, 2]))):
+        _add_hand(scene, (rng.uniform(0, size), rng.uniform(0, size)), card_h * rng.uniform(0.2, 0.5), rng)
+
+
+_BUILDERS = {"discard": _discard, "table": _table, "fan": _fan, "negative": _negative}
+
+
+def render_scene(rng: np.random.Generator, size: int = 416, kind: str | None = None) -> RenderedScene:
+    """One random scene of ``kind`` (drawn from :data:`SCENE_WEIGHTS` when None), fully seeded by ``rng``."""
+    if kind is None:
+        weights = np.float64(list(SCENE_WEIGHTS.values()))
+        kind = str(rng.choice(list(SCENE_WEIGHTS), p=weights / weights.sum()))
+    if kind not in _BUILDERS:
+        raise ValueError(f"unknown scene kind {kind!r} (expected one of {', '.join(_BUILDERS)})")
+    background, surface = table_surface(size, size, rng)
+    scene = Scene(background)
+    _BUILDERS[kind](scene, size, rng, DeckStyle.random(rng))
+    scene.finalise()
+    if rng.random() < 0.3:  # glare on the glossy cards only
+        glare = scene.image.copy()
+        add_glare(glare, rng, int(rng.integers(1, 3)))
+        on_cards = (scene.owner >= 0)[..., None]
+        scene.image = np.where(on_cards, glare, scene.image)
+    image = photometric(scene.image, rng)
+    return RenderedScene(image, scene, kind, surface)

@@ -1,0 +1,183 @@
+"""Procedural table surfaces and camera/light effects.
+
+We have no photos of the tables our users play on, so the surfaces are drawn from families that
+cover what kitchen and club tables look like (wood grain, felt, tablecloths, laminate, plain
+paint, gradients) and the photometric pass imitates cheap cameras under home lighting: colour
+temperature, white-balance errors, uneven light and vignetting, glare, blur, sensor noise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+
+def smooth_noise(h: int, w: int, cells: float, rng: np.random.Generator) -> np.ndarray:
+    """Low-frequency noise in about -1..1: random values on a coarse grid, cubic-upsampled."""
+    gh, gw = max(2, round(h / cells)), max(2, round(w / cells))
+    grid = rng.standard_normal((gh + 2, gw + 2)).astype(np.float32)
+    big = cv2.resize(grid, (w + 2 * round(w / gw), h + 2 * round(h / gh)), interpolation=cv2.INTER_CUBIC)
+    oy, ox = round(h / gh), round(w / gw)
+    return big[oy : oy + h, ox : ox + w] * 0.6
+
+
+def _hsv_colour(rng: np.random.Generator, s: tuple[float, float], v: tuple[float, float]) -> np.ndarray:
+    hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(*s), rng.uniform(*v)]]])
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+
+
+def _wood(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    base = np.float32([rng.uniform(40, 110), rng.uniform(70, 150), rng.uniform(110, 200)])
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    direction = rng.uniform(0, math.pi)  # grain runs along any direction of the frame
+    along = xs * math.sin(direction) + ys * math.cos(direction)
+    frequency = rng.uniform(0.04, 0.18)
+    warp = smooth_noise(h, w, rng.uniform(30, 120), rng) * rng.uniform(8, 30)
+    grain = np.sin((along + warp + 0.15 * smooth_noise(h, w, 6, rng) * 10) * frequency) * 0.5 + 0.5
+    fine = smooth_noise(h, w, 2, rng) * 0.15
+    shade = 0.75 + 0.25 * grain + fine
+    image = base * shade[..., None]
+    planks = rng.integers(0, 3)
+    for _ in range(planks):  # seams between boards
+        seam = np.abs(along - rng.uniform(along.min(), along.max())) < 1.0
+        image[seam] *= 0.55
+    return image
+
+
+def _felt(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    colour = _hsv_colour(rng, (60, 220), (50, 200))
+    noise = rng.standard_normal((h, w)).astype(np.float32)
+    noise = cv2.GaussianBlur(noise, (3, 3), 0) * rng.uniform(0.04, 0.1)
+    mottling = smooth_noise(h, w, rng.uniform(20, 80), rng) * 0.08
+    return colour * (1 + noise + mottling)[..., None]
+
+
+def _tablecloth(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    first = _hsv_colour(rng, (30, 230), (120, 250))
+    second = (
+        _hsv_colour(rng, (0, 80), (180, 255))
+        if rng.random() < 0.6
+        else _hsv_colour(rng, (30, 230), (60, 220))
+    )
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    period = rng.uniform(12, 60)
+    angle = rng.uniform(0, math.pi)
+    u = xs * math.cos(angle) + ys * math.sin(angle)
+    v = -xs * math.sin(angle) + ys * math.cos(angle)
+    kind = rng.integers(0, 3)
+    if kind == 0:  # gingham checks
+        weight = (((u // period) % 2) + ((v // period) % 2)) / 2
+    elif kind == 1:  # stripes
+        weight = ((u // period) % 2).astype(np.float32)
+    else:  # polka dots
+        cu, cv = (u % period) - period / 2, (v % period) - period / 2
+        weight = ((cu**2 + cv**2) < (period * rng.uniform(0.2, 0.4)) ** 2).astype(np.float32)
+    weight = cv2.GaussianBlur(weight.astype(np.float32), (3, 3), 0)
+    image = first * (1 - weight[..., None]) + second * weight[..., None]
+    weave = rng.standard_normal((h, w)).astype(np.float32) * 0.04
+    folds = smooth_noise(h, w, rng.uniform(40, 120), rng) * 0.12
+    return image * (1 + weave + folds)[..., None]
+
+
+def _laminate(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    colour = _hsv_colour(rng, (0, 60), (150, 245))
+    speckle = (rng.random((h, w)) < rng.uniform(0.005, 0.05)).astype(np.float32) * rng.uniform(-0.25, 0.15)
+    speckle = cv2.GaussianBlur(speckle, (3, 3), 0)
+    return colour * (1 + speckle + smooth_noise(h, w, 60, rng) * 0.04)[..., None]
+
+
+def _solid(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    colour = _hsv_colour(rng, (0, 255), (20, 250))
+    return colour * (1 + smooth_noise(h, w, 80, rng) * 0.05)[..., None]
+
+
+def _gradient(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    first, second = _hsv_colour(rng, (0, 255), (30, 250)), _hsv_colour(rng, (0, 255), (30, 250))
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    angle = rng.uniform(0, 2 * math.pi)
+    t = xs * math.cos(angle) + ys * math.sin(angle)
+    t = (t - t.min()) / max(1e-6, float(t.max() - t.min()))
+    return first * (1 - t[..., None]) + second * t[..., None]
+
+
+def _clutter(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """Busy texture (like the random photos behind the Roboflow cards): coloured blobs and lines."""
+    image = _solid(h, w, rng)
+    for _ in range(int(rng.integers(10, 40))):
+        colour = tuple(float(c) for c in _hsv_colour(rng, (0, 255), (0, 255)))
+        x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+        if rng.random() < 0.5:
+            axes = (int(rng.integers(3, max(4, w // 5))), int(rng.integers(3, max(4, h // 5))))
+            cv2.ellipse(image, (x, y), axes, rng.uniform(0, 180), 0, 360, colour, -1, cv2.LINE_AA)
+        else:
+            end = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+            cv2.line(image, (x, y), end, colour, int(rng.integers(1, 8)), cv2.LINE_AA)
+    return cv2.GaussianBlur(image, (0, 0), rng.uniform(0.5, 3))
+
+
+SURFACES = {
+    "wood": _wood,
+    "felt": _felt,
+    "tablecloth": _tablecloth,
+    "laminate": _laminate,
+    "solid": _solid,
+    "gradient": _gradient,
+    "clutter": _clutter,
+}
+_SURFACE_WEIGHTS = np.float64([0.24, 0.16, 0.16, 0.12, 0.1, 0.07, 0.15])
+
+
+def table_surface(
+    h: int, w: int, rng: np.random.Generator, kind: str | None = None
+) -> tuple[np.ndarray, str]:
+    """A (h, w, 3) float32 BGR table texture and the name of its family."""
+    kind = kind or str(rng.choice(list(SURFACES), p=_SURFACE_WEIGHTS / _SURFACE_WEIGHTS.sum()))
+    return np.clip(SURFACES[kind](h, w, rng), 0, 255).astype(np.float32), kind
+
+
+def add_glare(image: np.ndarray, rng: np.random.Generator, count: int) -> None:
+    """Specular spots and streaks (a lamp reflected by the glossy card coating), in place."""
+    h, w = image.shape[:2]
+    light = np.zeros((h, w), np.float32)
+    for _ in range(count):
+        centre = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+        axes = (int(rng.integers(3, max(4, w // 6))), int(rng.integers(2, max(3, h // 14))))
+        cv2.ellipse(light, centre, axes, rng.uniform(0, 180), 0, 360, rng.uniform(0.25, 0.6), -1)
+    sigma = rng.uniform(2, 10)
+    light = cv2.GaussianBlur(light, (0, 0), sigma)
+    image += (255 - image) * light[..., None]
+
+
+def photometric(image: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Camera and light: colour cast, uneven light, glare, blur and noise; returns uint8 BGR."""
+    h, w = image.shape[:2]
+    out = image.astype(np.float32, copy=True)
+    # Colour temperature (warm bulb ↔ cool daylight) and a white-balance error on top.
+    warmth = rng.uniform(-0.18, 0.22) * strength
+    gains = np.float32([1 - warmth, 1.0, 1 + warmth]) * rng.uniform(0.92, 1.08, 3).astype(np.float32)
+    out *= gains * rng.uniform(0.7, 1.25)
+    # Uneven light: a broad gradient plus vignetting.
+    light = 1 + smooth_noise(h, w, max(h, w) / rng.uniform(1.5, 4), rng) * rng.uniform(0.1, 0.5) * strength
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xs - w / 2) / (w / 2)) ** 2 + ((ys - h / 2) / (h / 2)) ** 2
+    light *= 1 - rng.uniform(0, 0.35) * strength * r2 / 2
+    out *= light[..., None]
+    if rng.random() < 0.35 * strength:
+        add_glare(out, rng, int(rng.integers(1, 4)))
+    roll = rng.random()
+    if roll < 0.2 * strength:  # motion blur
+        length = int(rng.integers(3, 9))
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2] = 1
+        rotation = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
+        kernel = cv2.warpAffine(kernel, rotation, (length, length))
+        out = cv2.filter2D(out, -1, kernel / max(kernel.sum(), 1e-6))
+    elif roll < 0.45 * strength:  # defocus
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.5, 1.6))
+    noise_sigma = rng.uniform(0, 9) * strength
+    if noise_sigma > 0.5:
+        out += rng.standard_normal((h, w, 1)).astype(np.float32) * noise_sigma
+        out += rng.standard_normal((h, w, 3)).astype(np.float32) * noise_sigma * 0.5
+    return np.clip(out, 0, 255).astype(np.uint8)
