@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 #: Ultralytics pads with this grey; the network was trained on it, so the runtime pads the same.
@@ -69,8 +70,6 @@ class Letterbox:
 
     def apply(self, image_bgr: np.ndarray) -> np.ndarray:
         """The padded ``size``×``size`` BGR picture the network sees."""
-        import cv2
-
         height, width = image_bgr.shape[:2]
         new_width, new_height = round(width * self.scale), round(height * self.scale)
         if (new_width, new_height) != (width, height):
@@ -101,8 +100,6 @@ class Letterbox:
 
 def to_blob(letterboxed_bgr: np.ndarray) -> np.ndarray:
     """``(1, 3, H, W)`` float32 RGB in 0…1, the layout Ultralytics exports expect."""
-    import cv2
-
     return cv2.dnn.blobFromImage(letterboxed_bgr, scalefactor=1 / 255.0, swapRB=True)
 
 

@@ -1,0 +1,223 @@
+"""Card colour read from pixels: the coloured field around a corner index, in CIE Lab.
+
+The detector finds *symbols*; colour is a property of the field the index is printed on, and it
+shifts with the room's light. So colour is a tiny nearest-centre model in Lab: one reference
+centre per print colour, a chroma floor under which a pixel is "not a print colour", and a
+lightness ceiling under which it is the black field of a wild card. Calibration re-measures the
+centres under the table's own lamp with :meth:`ColourModel.from_samples` and saves them as JSON.
+
+Lab values use OpenCV's 8-bit scale (L, a, b each 0…255; a = b = 128 is grey).
+
+>>> import numpy as np
+>>> model = ColourModel.default()
+>>> red_field = np.full((20, 20, 3), (40, 40, 200), np.uint8)  # BGR
+>>> reading = model.read(model.votes(red_field, (5, 5, 15, 15)))
+>>> reading.colour, reading.confidence > model.strong
+('red', True)
+>>> ColourModel.from_json(model.to_json()) == model
+True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.errors import UserError
+from referee.vision.classes import COLOURS
+
+#: The field of wild cards; not a playable colour, so not in COLOURS.
+BLACK = "black"
+
+#: Print colours measured on the shared real-deck photos (median Lab of the field around the corner
+#: indices, 80 validation images) — the defaults before a room is calibrated.
+DEFAULT_CENTRES: dict[str, tuple[float, float, float]] = {
+    "red": (150.0, 180.0, 158.0),
+    "yellow": (212.0, 132.0, 176.0),
+    "green": (148.0, 106.0, 165.0),
+    "blue": (150.0, 140.0, 94.0),
+}
+
+_LIGHT, _DARK, _OTHER = len(COLOURS), len(COLOURS) + 1, len(COLOURS) + 2
+
+
+@dataclass(frozen=True)
+class ColourVotes:
+    """Pixel counts around one index (or both indices of a card): evidence, not yet a decision."""
+
+    colours: tuple[int, ...] = (0,) * len(COLOURS)  # in COLOURS order
+    dark: int = 0
+    light: int = 0
+    total: int = 0
+
+    def __add__(self, other: ColourVotes) -> ColourVotes:
+        return ColourVotes(
+            tuple(a + b for a, b in zip(self.colours, other.colours, strict=True)),
+            self.dark + other.dark,
+            self.light + other.light,
+            self.total + other.total,
+        )
+
+    @property
+    def coloured(self) -> int:
+        return sum(self.colours)
+
+
+@dataclass(frozen=True)
+class ColourReading:
+    """The model's verdict on some votes: a colour of COLOURS, ``"black"``, or None (no evidence)."""
+
+    colour: str | None
+    confidence: float  # 0…1; compare with ColourModel.strong / .weak
+    coverage: float  # share of pixels that carry a print colour
+    dark_share: float
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """Nearest-centre colour classification in Lab, adaptable to a room's light."""
+
+    centres: dict[str, tuple[float, float, float]] = field(default_factory=lambda: dict(DEFAULT_CENTRES))
+    min_chroma: float = 22.0  # below: white glyph, grey, black — not a print colour
+    max_dark_lightness: float = 80.0  # a low-chroma pixel this dark belongs to a black (wild) field
+    max_distance: float = 60.0  # further than this from every centre: not a card colour (wood, skin)
+    lightness_weight: float = 0.25  # light changes L far more than a/b: trust L little
+    strong: float = 0.6  # confidence from which hue alone decides
+    weak: float = 0.3  # below: no usable hue (then only a colour-blind symbol can tell)
+    full_coverage: float = 0.2  # a share of print-colour pixels this large counts as full evidence
+    min_dark_share: float = 0.15  # the share of dark pixels that makes a field black
+
+    def __post_init__(self) -> None:
+        missing = [colour for colour in COLOURS if colour not in self.centres]
+        if missing:
+            raise UserError(f"colour model lacks a centre for {', '.join(missing)}: recalibrate colours")
+
+    @classmethod
+    def default(cls) -> ColourModel:
+        return cls()
+
+    @classmethod
+    def from_samples(cls, samples: Mapping[str, np.ndarray], base: ColourModel | None = None) -> ColourModel:
+        """A model re-centred on pixels sampled under the room's light (what calibration calls).
+
+        ``samples`` maps each of red/yellow/green/blue (and optionally ``"black"``, a wild card's
+        field) to BGR uint8 pixels of that card colour — any shape ending in 3, e.g. crops of the
+        field from :func:`field_crop`. White and black pixels among them are ignored. The chroma
+        floor follows the weakest colour seen, the darkness ceiling the black samples.
+        """
+        base = base or cls.default()
+        centres: dict[str, tuple[float, float, float]] = {}
+        weakest_chroma = np.inf
+        for colour in COLOURS:
+            if colour not in samples:
+                raise UserError(f"colour samples lack {colour}: show a {colour} card during calibration")
+            lab = _to_lab(samples[colour])
+            chroma = np.hypot(lab[:, 1] - 128, lab[:, 2] - 128)
+            usable = lab[chroma >= 10]
+            if len(usable) < 20:
+                raise UserError(
+                    f"the {colour} samples hold only {len(usable)} coloured pixels: "
+                    "show the card closer or under more light"
+                )
+            centres[colour] = tuple(float(v) for v in np.median(usable, axis=0))
+            weakest_chroma = min(weakest_chroma, float(np.percentile(chroma[chroma >= 10], 10)))
+        changes: dict[str, object] = {
+            "centres": centres,
+            "min_chroma": float(np.clip(weakest_chroma * 0.6, 10.0, 40.0)),
+        }
+        if BLACK in samples:
+            black = _to_lab(samples[BLACK])
+            changes["max_dark_lightness"] = float(np.clip(np.percentile(black[:, 0], 95) + 15, 40.0, 140.0))
+        return replace(base, **changes)
+
+    # --- reading pixels -------------------------------------------------------------------------
+
+    def classify(self, lab: np.ndarray) -> np.ndarray:
+        """Per pixel (N × 3 Lab float32): 0…3 = COLOURS, 4 = light, 5 = dark, 6 = other."""
+        centres = np.asarray([self.centres[c] for c in COLOURS], np.float32)
+        weights = np.float32([self.lightness_weight, 1.0, 1.0])
+        chroma = np.hypot(lab[:, 1] - 128, lab[:, 2] - 128)
+        distances = np.sqrt((((lab[:, None, :] - centres[None]) * weights) ** 2).sum(axis=2))
+        labels = distances.argmin(axis=1)
+        labels[distances.min(axis=1) > self.max_distance] = _OTHER
+        neutral = chroma < self.min_chroma
+        labels[neutral] = np.where(lab[neutral, 0] <= self.max_dark_lightness, _DARK, _LIGHT)
+        return labels
+
+    def votes(self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> ColourVotes:
+        """Count the pixels in ``box`` grown by ``margin`` of its longer side (the index and its field)."""
+        crop = field_crop(image_bgr, box, margin)
+        if crop.size == 0:
+            return ColourVotes()
+        counts = np.bincount(self.classify(_to_lab(crop)), minlength=_OTHER + 1)
+        return ColourVotes(
+            tuple(int(n) for n in counts[: len(COLOURS)]),
+            int(counts[_DARK]),
+            int(counts[_LIGHT]),
+            int(counts.sum()),
+        )
+
+    def read(self, votes: ColourVotes) -> ColourReading:
+        """Decide: black field, one print colour (with a confidence), or no evidence at all."""
+        if votes.total == 0:
+            return ColourReading(None, 0.0, 0.0, 0.0)
+        coverage = votes.coloured / votes.total
+        dark_share = votes.dark / votes.total
+        if dark_share >= self.min_dark_share and votes.dark >= votes.coloured:
+            return ColourReading(
+                BLACK, min(1.0, dark_share / (2 * self.min_dark_share)), coverage, dark_share
+            )
+        if votes.coloured == 0:
+            return ColourReading(None, 0.0, coverage, dark_share)
+        best = int(np.argmax(votes.colours))
+        share = votes.colours[best] / votes.coloured
+        confidence = share * min(1.0, coverage / self.full_coverage)
+        return ColourReading(COLOURS[best], float(confidence), coverage, dark_share)
+
+    # --- persistence ----------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        return json.dumps({"format": "uno-referee colour model 1", **asdict(self)}, indent=2)
+
+    @classmethod
+    def from_json(cls, text: str) -> ColourModel:
+        try:
+            data = json.loads(text)
+            data.pop("format", None)
+            data["centres"] = {name: tuple(float(v) for v in lab) for name, lab in data["centres"].items()}
+            return cls(**data)
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise UserError(f"colour model JSON is malformed ({error}): recalibrate colours") from error
+
+    def save(self, path: Path | str) -> None:
+        Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path | str) -> ColourModel:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as error:
+            raise UserError(
+                f"cannot read colour model {path} ({error.strerror}): recalibrate colours"
+            ) from error
+        return cls.from_json(text)
+
+
+def field_crop(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray:
+    """The pixels of ``box`` grown by ``margin`` × its longer side, clipped to the image (a view)."""
+    x1, y1, x2, y2 = box[:4]
+    grow = margin * max(x2 - x1, y2 - y1)
+    height, width = image_bgr.shape[:2]
+    left, top = max(0, int(x1 - grow)), max(0, int(y1 - grow))
+    right, bottom = min(width, int(np.ceil(x2 + grow))), min(height, int(np.ceil(y2 + grow)))
+    return image_bgr[top:bottom, left:right]
+
+
+def _to_lab(pixels_bgr: np.ndarray) -> np.ndarray:
+    pixels = np.ascontiguousarray(np.asarray(pixels_bgr, np.uint8).reshape(-1, 1, 3))
+    return cv2.cvtColor(pixels, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
