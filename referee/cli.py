@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bench",
     "train",
     "dataset",
+    "detect",
 )
 
 

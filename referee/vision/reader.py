@@ -47,6 +47,8 @@ class Card:
     """One physical card seen face up."""
 
     name: str  # project card name: red-7, blue-skip, wild-draw4 …
+    symbol: str  # the detector's symbol class: 7, skip, wild-draw4 …
+    colour: str | None  # one of COLOURS; None for wild cards
     confidence: float  # symbol score × colour certainty, 0…1
     box: tuple[float, float, float, float]  # estimated card extent, image pixels (x1, y1, x2, y2)
     colour_from: ColourSource  # "hue": field pixels; "symbol": a colour-blind symbol decided
@@ -201,6 +203,8 @@ class CardReader:
         score = max(index.detection.score for index in group)
         return Card(
             name=card_name(symbol, first.colour),
+            symbol=symbol,
+            colour=first.colour,
             confidence=float(score * certainty),
             box=self._card_box(group),
             colour_from=colour_from,

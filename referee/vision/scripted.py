@@ -8,7 +8,7 @@ picture (it is multiplied by zero), so the chosen boxes are in *network-input* p
 Needs the ``onnx`` package (a test and training dependency, not a runtime one).
 
 >>> tensor = yolo_tensor([(160, 160, 20, 30)], [7], [0.9], num_classes=22, anchors=3)
->>> tensor.shape, tensor[0, :4, 0].tolist(), float(tensor[0, 4 + 7, 0])
+>>> tensor.shape, tensor[0, :4, 0].tolist(), round(float(tensor[0, 4 + 7, 0]), 6)
 ((1, 26, 3), [160.0, 160.0, 20.0, 30.0], 0.9)
 """
 
