@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import UserError
+from referee.rules.options import Rules
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -70,6 +71,10 @@ class RulesConfig:
 
     preset: str = "official"
     overrides: Mapping[str, Any] = field(default_factory=dict)
+
+    def build(self) -> Rules:
+        """The complete rule set for the rules core's ``Table``."""
+        return Rules.preset(self.preset, **self.overrides)
 
 
 @dataclass(frozen=True)
@@ -247,7 +252,7 @@ def _convert(hint: Any, value: Any, meta: Mapping[str, Any], source: str, key: s
     if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
         raise UserError(f"{source}: {key} must be {_TYPE_WORDS[hint]}, got {value!r}")
     if "choices" in meta and value not in meta["choices"]:
-        close = difflib.get_close_matches(str(value), meta["choices"], n=1)
+        close = difflib.get_close_matches(str(value).lower(), meta["choices"], n=1)
         hint_text = f" (did you mean '{close[0]}'?)" if close else ""
         allowed = ", ".join(meta["choices"])
         raise UserError(f"{source}: {key} must be one of {allowed}, got {value!r}{hint_text}")
@@ -293,12 +298,8 @@ def _check_pins(buttons: ButtonConfig, source: str) -> None:
 
 
 def _check_rules(rules: RulesConfig, source: str) -> None:
-    """Ask the rules core whether the preset and overrides exist and fit; it owns the option list."""
+    """The rules core owns the option list: let it judge the preset and every override."""
     try:
-        from referee.rules.options import rules_from_config
-    except ImportError:  # pragma: no cover - the rules core is always present once it has landed
-        return
-    try:
-        rules_from_config(rules.preset, dict(rules.overrides))
+        rules.build()
     except UserError as error:
-        raise UserError(f"{source}: rules: {error}") from None
+        raise UserError(f"{source}: [rules] {error}") from None
