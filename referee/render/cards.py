@@ -18,7 +18,7 @@ sprite pixels), so a compositor can follow it through any homography.
 >>> sprite.bgr.shape[0], sorted({CLASS_NAMES[r.class_id] for r in sprite.regions})
 (160, ['7', 'cb-circle'])
 >>> len(deck_card_names(108)), len(deck_card_names(112)), len(set(deck_card_names(112)))
-(108, 112, 58)
+(108, 112, 56)
 """
 
 from __future__ import annotations
@@ -182,18 +182,31 @@ def _draw_look(design: str, rng: np.random.Generator) -> _Look:
     )
 
 
-def _rounded_rect_mask(h: int, w: int, inset: float, radius: float) -> np.ndarray:
-    """Antialiased (4× supersampled) mask of a rounded rectangle inset from an h × w box."""
-    k = 4
-    big = np.zeros((h * k, w * k), np.uint8)
-    x0, y0, x1, y1 = inset * k, inset * k, (w - inset) * k - 1, (h - inset) * k - 1
-    r = max(1.0, radius * k)
-    x0i, y0i, x1i, y1i, ri = (round(v) for v in (x0, y0, x1, y1, r))
-    cv2.rectangle(big, (x0i + ri, y0i), (x1i - ri, y1i), 255, -1)
-    cv2.rectangle(big, (x0i, y0i + ri), (x1i, y1i - ri), 255, -1)
-    for cx, cy in ((x0i + ri, y0i + ri), (x1i - ri, y0i + ri), (x0i + ri, y1i - ri), (x1i - ri, y1i - ri)):
-        cv2.circle(big, (cx, cy), ri, 255, -1)
-    return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
+def _rounded_rect(inset: float, size: tuple[int, int], radius: float) -> np.ndarray:
+    """Outline points (float, N × 2) of a rounded rectangle inset from a w × h box."""
+    w, h = size
+    x0, y0, x1, y1 = inset, inset, w - inset, h - inset
+    r = min(max(0.5, radius), (x1 - x0) / 2, (y1 - y0) / 2)
+    steps = np.linspace(0, math.pi / 2, 7)
+    points = []
+    for cx, cy, start in (
+        (x1 - r, y0 + r, -math.pi / 2),
+        (x1 - r, y1 - r, 0.0),
+        (x0 + r, y1 - r, math.pi / 2),
+    ):
+        points += [(cx + r * math.cos(start + t), cy + r * math.sin(start + t)) for t in steps]
+    points += [(x0 + r + r * math.cos(math.pi + t), y0 + r + r * math.sin(math.pi + t)) for t in steps]
+    return np.asarray(points)
+
+
+def _fill(image: np.ndarray, points: np.ndarray, colour) -> None:
+    """Antialiased sub-pixel polygon fill straight into a uint8 image (pixel edges at integers)."""
+    fixed = np.round((np.asarray(points) - 0.5) * 16).astype(np.int32)
+    cv2.fillPoly(image, [fixed], colour if np.ndim(colour) else int(colour), cv2.LINE_AA, shift=4)
+
+
+def _colour(bgr) -> tuple[float, float, float]:
+    return tuple(float(c) for c in bgr)  # type: ignore[return-value]
 
 
 def _paste(canvas: np.ndarray, glyph: StyledGlyph, x: float, y: float) -> tuple[int, int]:
@@ -207,7 +220,8 @@ def _paste(canvas: np.ndarray, glyph: StyledGlyph, x: float, y: float) -> tuple[
         return x0, y0
     a = glyph.alpha[sy0:sy1, sx0:sx1, None]
     region = canvas[y0 + sy0 : y0 + sy1, x0 + sx0 : x0 + sx1]
-    region[:] = region * (1 - a) + glyph.bgr[sy0:sy1, sx0:sx1] * a
+    blended = region.astype(np.float32) * (1 - a) + glyph.bgr[sy0:sy1, sx0:sx1] * a
+    region[:] = np.clip(blended + 0.5, 0, 255).astype(np.uint8)
     return x0, y0
 
 
@@ -276,12 +290,7 @@ def render_card(
     colours = [print_colour(c, rng) for c in COLOURS]
     field_bgr = colours[COLOURS.index(colour)] if colour else look.dark
 
-    outline = _rounded_rect_mask(h, w, 0, look.radius * h).astype(np.float32) / 255
-    inner = _rounded_rect_mask(h, w, look.border * h, max(1.0, (look.radius - look.border * 0.6) * h))
-    inner = inner.astype(np.float32)[..., None] / 255
-    canvas = np.empty((h, w, 3), np.float32)
-    canvas[:] = look.white
-    canvas[:] = canvas * (1 - inner) + np.float32(field_bgr) * inner
+    alpha, canvas = _blank_card(look, (w, h), field_bgr)
 
     _draw_centre(canvas, symbol, colour, field_bgr, colours, look, rng)
     with_colourblind = colourblind and colour is not None
@@ -289,9 +298,19 @@ def render_card(
     if with_colourblind and look.cb_centre:
         regions.append(_draw_centre_colourblind(canvas, colour, look, rng))
 
-    bgr = np.clip(canvas, 0, 255).astype(np.uint8)
-    alpha = np.clip(outline * 255, 0, 255).astype(np.uint8)
-    return CardSprite(name, design, colourblind, True, bgr, alpha, regions)
+    return CardSprite(name, design, colourblind, True, canvas, alpha, regions)
+
+
+def _blank_card(look: _Look, size: tuple[int, int], field_bgr) -> tuple[np.ndarray, np.ndarray]:
+    """Alpha (rounded card outline) and a canvas with the white border around the coloured field."""
+    w, h = size
+    alpha = np.zeros((h, w), np.uint8)
+    _fill(alpha, _rounded_rect(0, size, look.radius * h), 255)
+    canvas = np.empty((h, w, 3), np.uint8)
+    canvas[:] = look.white
+    inner_radius = max(1.0, (look.radius - look.border * 0.6) * h)
+    _fill(canvas, _rounded_rect(look.border * h, size, inner_radius), _colour(field_bgr))
+    return alpha, canvas
 
 
 def _draw_centre(
@@ -307,28 +326,29 @@ def _draw_centre(
     centre = (w // 2, h // 2)
     axes = (round(look.oval_axes[1] * h), round(look.oval_axes[0] * h))
     # Tilted oval: OpenCV rotates the (minor, major) axes clockwise by the angle.
-    oval = np.zeros((h, w), np.uint8)
-    cv2.ellipse(oval, centre, axes, look.oval_angle, 0, 360, 255, -1, cv2.LINE_AA)
-    oval_f = oval.astype(np.float32)[..., None] / 255
     is_wild = colour is None
+    white = _colour(look.white)
     if look.design == "classic" or symbol == "wild-custom":
-        fill = np.float32(look.white)
-        canvas[:] = canvas * (1 - oval_f) + fill * oval_f
+        cv2.ellipse(canvas, centre, axes, look.oval_angle, 0, 360, white, -1, cv2.LINE_AA)
     else:
-        ring = np.zeros((h, w), np.uint8)
-        cv2.ellipse(
-            ring, centre, axes, look.oval_angle, 0, 360, 255, max(1, round(look.ring * h)), cv2.LINE_AA
-        )
-        ring_f = ring.astype(np.float32)[..., None] / 255
-        canvas[:] = canvas * (1 - ring_f) + np.float32(look.white) * ring_f
+        ring = max(1, round(look.ring * h))
+        cv2.ellipse(canvas, centre, axes, look.oval_angle, 0, 360, white, ring, cv2.LINE_AA)
     if is_wild and symbol in ("wild", "wild-swap", "wild-shuffle"):
-        inset = np.zeros((h, w), np.uint8)
         shrink = 0.9 if look.design == "modern" else 0.94
         inner_axes = (round(axes[0] * shrink), round(axes[1] * shrink))
-        cv2.ellipse(inset, centre, inner_axes, look.oval_angle, 0, 360, 255, -1, cv2.LINE_AA)
-        quad = _four_colour_fill((w, h), look.oval_angle, colours)
-        inset_f = inset.astype(np.float32)[..., None] / 255
-        canvas[:] = canvas * (1 - inset_f) + quad * inset_f
+        for quarter, colour_bgr in enumerate(colours):  # the four-colour wild oval
+            start = quarter * 90
+            cv2.ellipse(
+                canvas,
+                centre,
+                inner_axes,
+                look.oval_angle,
+                start,
+                start + 90,
+                _colour(colour_bgr),
+                -1,
+                cv2.LINE_AA,
+            )
 
     big = round(h * rng.uniform(0.3, 0.4))
     if symbol == "wild":
@@ -399,7 +419,7 @@ def _draw_write_your_own(canvas: np.ndarray, look: _Look, rng: np.random.Generat
         ink = np.asarray(strip, np.float32)[..., None] / 255
         region = canvas[top:bottom, round(w * 0.28) : round(w * 0.28) + strip.width]
         pen = np.float32([120, 40, 20]) if rng.random() < 0.6 else np.float32([30, 30, 30])
-        region[:] = region * (1 - ink) + pen * ink
+        region[:] = (region * (1 - ink[: region.shape[0], : region.shape[1]]) + pen * ink).astype(np.uint8)
 
 
 def _draw_corners(
@@ -407,8 +427,6 @@ def _draw_corners(
 ) -> list[LabelRegion]:
     """Top-left index (+ colour-blind symbol of ``colourblind_colour``), then the same rotated by 180°."""
     h, w = canvas.shape[:2]
-    layer = np.zeros((h, w, 3), np.float32)
-    layer_alpha = np.zeros((h, w), np.float32)
     regions: list[LabelRegion] = []
     index_h = max(4, round(look.index_height * h))
     mask = _symbol_mask(symbol, index_h, look, rng)
@@ -421,7 +439,7 @@ def _draw_corners(
     pad = (glyph.alpha.shape[0] - index_h) // 2
     x0 = look.index_x * w + look.border * h * 0.5 - pad
     y0 = look.index_y * h + look.border * h * 0.5 - pad
-    _paste_layer(layer, layer_alpha, glyph, x0, y0)
+    placed = [(glyph, round(x0), round(y0))]
     regions.append(LabelRegion(SYMBOL_CLASSES.index(symbol), _hull(glyph.label_mask, round(x0), round(y0))))
     if colourblind_colour is not None:
         cb_class = COLOURBLIND_CLASSES[COLOURS.index(colourblind_colour)]
@@ -432,32 +450,18 @@ def _draw_corners(
             cx, cy = x0 + glyph_w / 2 - cb_glyph.alpha.shape[1] / 2, y0 + glyph_h - pad * 0.6
         else:
             cx, cy = x0 + glyph_w - pad * 0.6, y0 + glyph_h / 2 - cb_glyph.alpha.shape[0] / 2
+        placed.append((cb_glyph, round(cx), round(cy)))
         regions.append(
             LabelRegion(CLASS_NAMES.index(cb_class), _hull(cb_glyph.label_mask, round(cx), round(cy)))
         )
-        _paste_layer(layer, layer_alpha, cb_glyph, cx, cy)
-    # The bottom-right corner is the same print rotated by 180° about the card centre.
-    both_alpha = np.maximum(layer_alpha, layer_alpha[::-1, ::-1])
-    both = np.where((layer_alpha >= layer_alpha[::-1, ::-1])[..., None], layer, layer[::-1, ::-1])
-    a = both_alpha[..., None]
-    canvas[:] = canvas * (1 - a) + both * a
+    for item, x, y in placed:
+        _paste(canvas, item, x, y)
+        # The bottom-right corner is the same print rotated by 180° about the card centre.
+        gh, gw = item.alpha.shape
+        flipped = StyledGlyph(item.bgr[::-1, ::-1], item.alpha[::-1, ::-1], item.label_mask[::-1, ::-1])
+        _paste(canvas, flipped, w - x - gw, h - y - gh)
     rotated = [LabelRegion(r.class_id, np.float32([w, h]) - r.hull) for r in regions]
     return regions + rotated
-
-
-def _paste_layer(layer: np.ndarray, layer_alpha: np.ndarray, glyph: StyledGlyph, x: float, y: float) -> None:
-    h, w = glyph.alpha.shape
-    x0, y0 = round(x), round(y)
-    lh, lw = layer_alpha.shape
-    sx0, sy0 = max(0, -x0), max(0, -y0)
-    sx1, sy1 = min(w, lw - x0), min(h, lh - y0)
-    if sx1 <= sx0 or sy1 <= sy0:
-        return
-    a = glyph.alpha[sy0:sy1, sx0:sx1]
-    region = layer[y0 + sy0 : y0 + sy1, x0 + sx0 : x0 + sx1]
-    region_alpha = layer_alpha[y0 + sy0 : y0 + sy1, x0 + sx0 : x0 + sx1]
-    region[:] = region * (1 - a[..., None]) + glyph.bgr[sy0:sy1, sx0:sx1] * a[..., None]
-    region_alpha[:] = np.maximum(region_alpha, a)
 
 
 def _draw_centre_colourblind(
@@ -483,17 +487,10 @@ def render_back(height: int = 240, rng: np.random.Generator | None = None) -> Ca
     look = _draw_look("classic", rng)
     h = int(height)
     w = max(8, round(h * CARD_ASPECT))
-    outline = _rounded_rect_mask(h, w, 0, look.radius * h)
-    inner = _rounded_rect_mask(h, w, look.border * h, max(1.0, (look.radius - look.border * 0.6) * h))
-    inner_f = inner.astype(np.float32)[..., None] / 255
-    canvas = np.empty((h, w, 3), np.float32)
-    canvas[:] = look.white
-    canvas[:] = canvas * (1 - inner_f) + np.float32(look.dark) * inner_f
-    oval = np.zeros((h, w), np.uint8)
+    alpha, canvas = _blank_card(look, (w, h), look.dark)
     axes = (round(look.oval_axes[1] * h), round(look.oval_axes[0] * h))
-    cv2.ellipse(oval, (w // 2, h // 2), axes, look.oval_angle, 0, 360, 255, -1, cv2.LINE_AA)
-    oval_f = oval.astype(np.float32)[..., None] / 255
-    canvas[:] = canvas * (1 - oval_f) + np.float32(print_colour("red", rng)) * oval_f
+    red = _colour(print_colour("red", rng))
+    cv2.ellipse(canvas, (w // 2, h // 2), axes, look.oval_angle, 0, 360, red, -1, cv2.LINE_AA)
     logo = text_mask("UNO", max(4, round(h * rng.uniform(0.16, 0.22))), CARD_FONTS[int(rng.integers(4))])
     glyph = style_glyph(logo, InkStyle(print_colour("yellow", rng), outline=0.08, shadow=0.08))
     rotation = cv2.getRotationMatrix2D((glyph.alpha.shape[1] / 2, glyph.alpha.shape[0] / 2), 20, 1.0)
@@ -504,5 +501,4 @@ def render_back(height: int = 240, rng: np.random.Generator | None = None) -> Ca
         glyph.label_mask,
     )
     _paste(canvas, rotated, w / 2 - size[0] / 2, h / 2 - size[1] / 2)
-    bgr = np.clip(canvas, 0, 255).astype(np.uint8)
-    return CardSprite("back", "back", False, False, bgr, outline, [])
+    return CardSprite("back", "back", False, False, canvas, alpha, [])

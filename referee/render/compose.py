@@ -10,12 +10,12 @@ homography from sprite pixels to frame pixels.
 >>> scene = Scene(np.full((200, 200, 3), 90, np.uint8))
 >>> card = scene.add_card(render_card("blue-5", height=120, rng=np.random.default_rng(0)),
 ...                       pose_homography((77, 120), centre=(100, 100), height=120, angle=0))
->>> [CLASS_NAMES[b.class_id] for b in card.boxes if b.labelled]
+>>> scene.finalise(); [CLASS_NAMES[b.class_id] for b in card.boxes if b.labelled]
 ['5', '5']
->>> hand = np.zeros((200, 200), np.uint8); hand[:60, :60] = 255      # a thumb over the top-left index
->>> _ = scene.add_object(Sprite(np.zeros((200, 200, 3), np.uint8), hand), np.eye(3), kind="hand")
->>> [round(b.visible, 2) for b in scene.cards[0].boxes]
-[0.0, 1.0]
+>>> thumb = np.zeros((200, 200), np.uint8); thumb[:75, :85] = 255     # over the top-left index
+>>> scene.add_object(Sprite(np.zeros((200, 200, 3), np.uint8), thumb), np.eye(3), kind="hand")
+>>> scene.finalise(); [(round(b.visible, 2), b.labelled) for b in card.boxes]
+[(0.0, False), (1.0, True)]
 """
 
 from __future__ import annotations

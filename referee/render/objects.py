@@ -15,6 +15,7 @@ from PIL import Image, ImageDraw
 
 from referee.render.compose import Sprite
 from referee.render.glyphs import CARD_FONTS, PRINT_FONT, font
+from referee.render.surfaces import coordinate_grid
 
 #: Skin tones from very light to very dark (BGR), jittered per hand.
 SKIN_TONES: tuple[tuple[int, int, int], ...] = (
@@ -76,7 +77,7 @@ def hand_sprite(
     # Shading: rounded fingers are darker at their edges; a broad light gradient across the hand.
     soft = cv2.GaussianBlur(alpha, (0, 0), max(1.0, finger_width * 0.25))
     shade = 0.65 + 0.45 * soft
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    ys, xs = coordinate_grid(h, w)
     shade *= 1 + 0.15 * ((xs * px + ys * py) / max(h, w))
     bgr = skin * shade[..., None]
     for tip in tips:  # fingernails
@@ -87,6 +88,16 @@ def hand_sprite(
             cv2.ellipse(bgr, _pt(nail), axes, math.degrees(edge_angle) - 90, 0, 360, colour, -1, cv2.LINE_AA)
     alpha = np.clip(alpha, 0, 1)
     return Sprite(np.clip(bgr, 0, 255).astype(np.uint8), (alpha * 255).astype(np.uint8))
+
+
+def crop_to_alpha(sprite: Sprite) -> tuple[Sprite, np.ndarray]:
+    """The part of a frame-sized sprite that has any coverage, and the homography that puts it back."""
+    ys, xs = np.nonzero(sprite.alpha)
+    if len(xs) == 0:
+        return sprite, np.eye(3)
+    x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+    cropped = Sprite(sprite.bgr[y0:y1, x0:x1], sprite.alpha[y0:y1, x0:x1])
+    return cropped, np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
 
 
 def _pt(point: tuple[float, float]) -> tuple[int, int]:

@@ -24,7 +24,7 @@ import numpy as np
 
 from referee.render.cards import CARD_ASPECT, DESIGNS, render_back, render_card
 from referee.render.compose import PlacedCard, Scene, pose_homography, transform_points
-from referee.render.objects import hand_sprite, random_distractor
+from referee.render.objects import crop_to_alpha, hand_sprite, random_distractor
 from referee.render.surfaces import add_glare, photometric, table_surface
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES, WILD_SYMBOLS, card_name
 
@@ -104,8 +104,8 @@ def _inside(polygon: np.ndarray, size: int, margin: float = 1.0) -> bool:
 
 
 def _add_hand(scene: Scene, target: tuple[float, float], reach: float, rng: np.random.Generator) -> None:
-    sprite = hand_sprite(scene.shape, target, reach, rng)
-    scene.add_object(sprite, np.eye(3), kind="hand", shadow=rng.uniform(0.2, 0.45))
+    sprite, homography = crop_to_alpha(hand_sprite(scene.shape, target, reach, rng))
+    scene.add_object(sprite, homography, kind="hand", shadow=rng.uniform(0.2, 0.45))
 
 
 def _add_distractors(scene: Scene, count: int, card_height: float, camera, rng: np.random.Generator) -> None:
