@@ -1,0 +1,977 @@
+"""A simulated UNO table filmed from above: a whole game as lazy video frames, with its ground truth.
+
+The pile watcher and the referee app must be measured on what a camera over a real table sees,
+long before anyone films hundreds of real games. :class:`TableVideo` turns the observation stream
+of a game (the scenario step dicts the rules simulator emits: ``{"flip": "red-7"}``,
+``{"play": "blue-skip", "by": "Ben"}``, ``{"reveal": [...], "by": "Clara"}`` …) into what a camera
+40–80 cm above the table films: the discard pile with older cards peeking out, the face-down draw
+pile, the scoring zone; a hand and arm sweeping in with each card and out again; identical cards
+landing on each other in a new pose; hands that hover over the pile and leave; draws, tidying
+the pile, clearing it for the next round; hands laid out for counting; cards that land off the
+pile and are straightened later; lighting that drifts, sensor noise and mild blur.
+
+It also gives the :class:`~calibration.table_view.TableView` that matches the simulated camera,
+so that exactly the product's pipeline (zone crop → pile watcher → reader) runs on these frames,
+and an :class:`OracleReader` that reads the true visible cards of a frame for testing the
+watcher's logic without a trained detector.
+
+Frames are rendered lazily and deterministically: the whole timeline (every pose, every hand
+position, every lighting value) is fixed from the seed when the video is built, and a frame is
+the cached table state plus what moves — the per-frame cost is a copy, at most one hand and one
+card composited, a gain map, a 3×3 blur and a noise pattern from a bank.
+
+>>> video = TableVideo([{"flip": "red-7"}, {"play": "red-3", "by": "Ben"}], ["Anna", "Ben"], seed=1,
+...                    settings=VideoSettings(frame_size=(320, 240)))
+>>> [(event.kind, event.card) for event in video.truth.pile_events]
+[('flip', 'red-7'), ('play', 'red-3')]
+>>> frame = next(iter(video.frames()))
+>>> frame.image.shape, frame.timestamp
+((240, 320, 3), 0.0)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.markers import MARKER_IDS, marker_image
+from calibration.table_view import CARD_MM, TableView, Zone, default_zones
+from hardware.camera import Frame
+from referee.errors import UserError
+from referee.render.cards import DESIGNS, CardSprite, render_back, render_card
+from referee.render.compose import Scene, Sprite, place, pose_homography, transform_points
+from referee.render.objects import hand_sprite
+from referee.render.surfaces import table_surface
+from referee.vision.classes import SYMBOL_CLASSES
+from referee.vision.detection import Detection
+from referee.vision.reader import Card
+
+#: Table surfaces a game is plausibly played on (the renderer's "clutter" is a photo background, not a table).
+TABLE_KINDS: tuple[str, ...] = ("wood", "felt", "tablecloth", "laminate", "solid")
+#: Steps that put a card on the discard pile.
+PILE_STEPS: tuple[str, ...] = ("flip", "play")
+#: Side of a printed table marker and its white quiet zone, millimetres.
+MARKER_MM, MARKER_QUIET_MM = 50.0, 8.0
+#: The pile is tidied (all but the top card slid away, as for R33) once it holds this many cards.
+TIDY_AT = 24
+
+
+@dataclass(frozen=True)
+class VideoSettings:
+    """Camera, table, timing and image-quality knobs of a simulated game."""
+
+    fps: float = 15.0
+    frame_size: tuple[int, int] = (960, 720)  # width, height
+    table_size_mm: tuple[float, float] = (700.0, 500.0)  # the marker rectangle
+    camera_height_mm: float = 600.0
+    camera_tilt_deg: float = 8.0  # the camera looks down from slightly in front of the table centre
+    px_per_mm: float = 2.0  # resolution of the calibration's zone crops
+    noise_sigma: float = 2.5  # sensor noise, grey levels
+    blur_sigma: float = 0.6  # optics
+    lighting_drift: float = 0.06  # amplitude of the slow light changes (share of brightness)
+    think_s: tuple[float, float] = (0.3, 1.0)  # idle time between observations
+    feint_share: float = 0.1  # turns where a hand hovers over the pile and leaves without playing
+    off_pile_share: float = 0.0  # plays that land off the pile (unreadable) and are straightened later
+    hand_in_s: tuple[float, float] = (0.35, 0.6)
+    hand_out_s: tuple[float, float] = (0.3, 0.5)
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.fps <= 60:
+            raise UserError(f"a simulated camera runs at 1 to 60 fps, not {self.fps:g}")
+        width, height = self.frame_size
+        if not (160 <= width <= 4096 and 120 <= height <= 4096):
+            raise UserError(f"frame size {width}x{height} is outside 160x120 … 4096x4096")
+
+
+@dataclass(frozen=True)
+class CardPose:
+    """Where a card lies on the table: centre in millimetres from marker 0, rotation in degrees."""
+
+    x_mm: float
+    y_mm: float
+    angle_deg: float
+
+
+@dataclass(frozen=True)
+class PileEventTruth:
+    """A card that landed on the discard pile, and when the watcher could first have seen it."""
+
+    kind: str  # "flip" or "play"
+    card: str
+    by: str | None
+    step: int  # index of the observation in the step stream
+    landed_frame: int  # first frame with the card at rest in its final pose
+    landed_s: float
+    hand_left_frame: int  # first frame after landing with no hand pixel in the discard zone
+    hand_left_s: float
+    pose: CardPose
+    identical_replay: bool  # same card as the one it covers (red-7 on red-7)
+    off_pile_until_s: float | None = None  # landed off the pile first; straightened at this time
+
+
+@dataclass(frozen=True)
+class RevealTruth:
+    """A hand laid out in the scoring zone to be counted (or to settle a challenge)."""
+
+    by: str | None
+    cards: tuple[str, ...]
+    step: int
+    laid_frame: int  # first frame with no hand pixel in the scoring zone after laying out
+    laid_s: float
+    removed_frame: int  # first frame the cards are gone again (or the video's end)
+    removed_s: float
+
+
+@dataclass(frozen=True)
+class DisturbanceTruth:
+    """Hand activity that is not a card landing: the watcher must stay silent through it."""
+
+    kind: str  # feint, draw, tidy, clear, take-back, straighten
+    start_frame: int
+    end_frame: int
+    over_discard: bool  # some frame had hand pixels inside the discard zone
+
+
+@dataclass
+class VideoTruth:
+    """Everything that happened on the table, in video time."""
+
+    pile_events: list[PileEventTruth] = field(default_factory=list)
+    reveals: list[RevealTruth] = field(default_factory=list)
+    disturbances: list[DisturbanceTruth] = field(default_factory=list)
+
+
+# --- the camera --------------------------------------------------------------------------------
+
+
+def camera_homography(settings: VideoSettings) -> np.ndarray:
+    """Table millimetres → image pixels for a pinhole camera over the table, mildly tilted.
+
+    The camera hangs ``camera_height_mm`` above a point in front of the table centre and is tilted
+    back by ``camera_tilt_deg`` to look at it, so the near side of the table appears wider (the
+    mild perspective of a real clamp-mounted camera). The focal length is chosen so that the
+    marker rectangle plus the markers fills the frame with a small margin.
+    """
+    width_mm, height_mm = settings.table_size_mm
+    tilt = math.radians(settings.camera_tilt_deg)
+    reach = MARKER_MM / 2 + MARKER_QUIET_MM + 12.0
+    corners = np.float64(
+        [
+            [-reach, -reach],
+            [width_mm + reach, -reach],
+            [width_mm + reach, height_mm + reach],
+            [-reach, height_mm + reach],
+        ]
+    )
+    centre = np.float64([width_mm / 2, height_mm / 2 + settings.camera_height_mm * math.tan(tilt)])
+    # Camera axes: x right, y down the table (towards the near players), z into the table.
+    rotation, _ = cv2.Rodrigues(np.float64([-tilt, 0.0, 0.0]))
+    position = np.float64([centre[0], centre[1], -settings.camera_height_mm])
+    points = np.column_stack([corners, np.zeros(4)])
+    camera_points = (rotation @ (points - position).T).T
+    normalised = camera_points[:, :2] / camera_points[:, 2:3]
+    frame_w, frame_h = settings.frame_size
+    span = normalised.max(axis=0) - normalised.min(axis=0)
+    scale = min(frame_w * 0.97 / span[0], frame_h * 0.97 / span[1])
+    image = (normalised - normalised.min(axis=0)) * scale
+    image += (np.float64([frame_w, frame_h]) - image.max(axis=0)) / 2
+    table = np.float32([[-reach, -reach], [width_mm + reach, -reach], [width_mm + reach, height_mm + reach]])
+    table = np.vstack([table, [[-reach, height_mm + reach]]]).astype(np.float32)
+    return cv2.getPerspectiveTransform(table, image.astype(np.float32)).astype(np.float64)
+
+
+def simulated_view(settings: VideoSettings) -> TableView:
+    """The calibration a perfect marker calibration would produce for this simulated camera."""
+    image_from_table = camera_homography(settings)
+    return TableView(
+        np.linalg.inv(image_from_table),
+        settings.frame_size,
+        default_zones(settings.table_size_mm),
+        px_per_mm=settings.px_per_mm,
+    )
+
+
+# --- the timeline ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _StaticState:
+    """What lies still on the table: the discard pile bottom to top, and the scoring zone."""
+
+    pile: tuple[tuple[str, CardPose], ...] = ()
+    scoring: tuple[tuple[str, CardPose], ...] = ()
+
+
+@dataclass(frozen=True)
+class _FrameSpec:
+    """One frame: the static state version, the hand (seat, integer top-left), a card in flight."""
+
+    static: int
+    hand: tuple[int, int, int] | None = None
+    flying: tuple[str, CardPose] | None = None
+
+
+@dataclass
+class _SeatHand:
+    """A player's hand and arm, rendered once and turned to point from the player's seat."""
+
+    sprite: Sprite
+    tip: tuple[float, float]  # fingertip point in sprite pixels
+    occluding: np.ndarray  # alpha > 0.5, for "is the hand over the zone" checks
+    direction_mm: tuple[float, float]  # unit vector from the table centre towards the seat
+
+
+def _ease_out(t: float) -> float:
+    return 1 - (1 - t) ** 2
+
+
+def _ease_in(t: float) -> float:
+    return t * t
+
+
+class TableVideo:
+    """A simulated game filmed from above: lazy frames, the matching calibration and the truth."""
+
+    def __init__(
+        self,
+        steps: Iterable[Mapping[str, object]],
+        players: Sequence[str],
+        seed: int = 0,
+        settings: VideoSettings | None = None,
+    ) -> None:
+        self.settings = settings or VideoSettings()
+        self.players = tuple(players)
+        if len(self.players) < 2:
+            raise UserError("a simulated game needs at least two players")
+        self.seed = int(seed)
+        self.steps = [dict(step) for step in steps]
+        self.view = simulated_view(self.settings)
+        self.image_from_table = np.linalg.inv(self.view.homography)
+        rng = np.random.default_rng([self.seed, 0x7AB1E])
+        self.design = str(rng.choice(DESIGNS))
+        self.colourblind = bool(rng.random() < 0.5)
+        self._card_px = self._card_height_px()
+        self._sprite_rng_seed = int(rng.integers(2**31))
+        self._sprites: dict[str, CardSprite] = {}
+        self._zones = self.view.zones
+        self._zone_masks = {name: self._zone_mask(zone) for name, zone in self._zones.items()}
+        self._hands = [self._seat_hand(seat, rng) for seat in range(len(self.players))]
+        self._base = self._render_base(rng)
+        self._lighting = _Lighting(self.settings, rng)
+        self._noise = _NoiseBank(self.settings, rng)
+        self.truth = VideoTruth()
+        self._statics: list[_StaticState] = [_StaticState()]
+        self._specs: list[_FrameSpec] = []
+        _Director(self, rng).run()
+        self._cache: tuple[int, np.ndarray] | None = None
+
+    # --- public -------------------------------------------------------------------------------
+
+    @property
+    def frame_count(self) -> int:
+        return len(self._specs)
+
+    @property
+    def duration_s(self) -> float:
+        return self.frame_count / self.settings.fps
+
+    def timestamp(self, index: int) -> float:
+        return index / self.settings.fps
+
+    def frames(self, start: int = 0, stop: int | None = None) -> Iterator[Frame]:
+        """Frames ``start … stop-1`` in order, rendered one at a time (same seed → same pixels)."""
+        stop = self.frame_count if stop is None else min(stop, self.frame_count)
+        for index in range(start, stop):
+            yield Frame(self.render(index), self.timestamp(index), index)
+
+    def render(self, index: int) -> np.ndarray:
+        """The camera picture of frame ``index`` (BGR uint8)."""
+        spec = self._specs[index]
+        image = self._static_image(spec.static).copy()
+        if spec.flying is not None:
+            name, pose = spec.flying
+            place(
+                image,
+                self._sprite(name),
+                self._card_homography(name, pose),
+                shadow=0.45,
+                shadow_offset=(6, 9),
+            )
+        if spec.hand is not None:
+            seat, x0, y0 = spec.hand
+            place(
+                image, self._hands[seat].sprite, _translation(x0, y0), shadow=0.35, shadow_offset=(7.0, 10.0)
+            )
+        return self._camera_effects(image, index)
+
+    def scene(self, index: int, zone: str = "discard") -> Scene:
+        """The labelled scene of frame ``index`` as the zone crop shows it (for :class:`OracleReader`).
+
+        Cards and the hand are composited into a crop-sized scene with the same geometry as
+        :meth:`TableView.crop`, so the compose module's owner map says which corner indices a
+        perfect reader could see (occluded by later cards, by the hand, or outside the zone).
+        """
+        spec = self._specs[index]
+        crop_from_image = self._crop_from_image(zone)
+        rect = self._zones[zone]
+        size = (round(rect.height * self.settings.px_per_mm), round(rect.width * self.settings.px_per_mm))
+        scene = Scene(np.zeros((*size, 3), np.uint8))
+        state = self._statics[spec.static]
+        laid = state.pile if zone == "discard" else state.scoring
+        for position, (name, pose) in enumerate(laid):
+            homography = crop_from_image @ self._card_homography(name, pose)
+            scene.add_card(self._sprite(name), homography, top_of_pile=position == len(laid) - 1, shadow=0)
+        if spec.flying is not None:
+            name, pose = spec.flying
+            scene.add_card(self._sprite(name), crop_from_image @ self._card_homography(name, pose), shadow=0)
+        if spec.hand is not None:
+            seat, x0, y0 = spec.hand
+            scene.add_object(
+                self._hands[seat].sprite, crop_from_image @ _translation(x0, y0), "hand", shadow=0
+            )
+        scene.finalise()
+        return scene
+
+    def truth_json(self) -> dict[str, object]:
+        """The ground-truth log (and the calibration) as plain JSON data."""
+        settings = self.settings
+        view = self.view
+        return {
+            "seed": self.seed,
+            "players": list(self.players),
+            "fps": settings.fps,
+            "frame_size": list(settings.frame_size),
+            "frames": self.frame_count,
+            "deck": {"design": self.design, "colourblind": self.colourblind},
+            "calibration": {
+                "homography": np.asarray(view.homography).round(9).tolist(),
+                "frame_size": list(view.frame_size),
+                "px_per_mm": view.px_per_mm,
+                "zones": {name: asdict(zone) for name, zone in view.zones.items()},
+            },
+            "pile_events": [asdict(event) for event in self.truth.pile_events],
+            "reveals": [asdict(reveal) for reveal in self.truth.reveals],
+            "disturbances": [asdict(item) for item in self.truth.disturbances],
+        }
+
+    def write(self, path: str | Path) -> Path:
+        """Write the video (``.mp4`` or ``.avi``) and the truth log beside it (same name, ``.json``)."""
+        path = Path(path)
+        fourcc = {".mp4": "mp4v", ".avi": "MJPG"}.get(path.suffix.lower())
+        if fourcc is None:
+            raise UserError(f"cannot write {path}: name the video .mp4 or .avi")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        writer = cv2.VideoWriter(
+            str(path), cv2.VideoWriter_fourcc(*fourcc), self.settings.fps, self.settings.frame_size
+        )
+        if not writer.isOpened():
+            raise UserError(f"cannot write the video {path}: is the folder writable, is the codec available?")
+        try:
+            for frame in self.frames():
+                writer.write(frame.image)
+        finally:
+            writer.release()
+        truth_path = path.with_suffix(".json")
+        truth_path.write_text(json.dumps(self.truth_json(), indent=1), encoding="utf-8")
+        return truth_path
+
+    # --- geometry -----------------------------------------------------------------------------
+
+    def _card_height_px(self) -> float:
+        """How tall a card appears at the discard pile, in image pixels."""
+        zone = self.view.zones["discard"]
+        centre = (zone.x + zone.width / 2, zone.y + zone.height / 2)
+        ends = transform_points(self._image_from_table(), [centre, (centre[0], centre[1] + CARD_MM[1])])
+        return float(np.linalg.norm(ends[1] - ends[0]))
+
+    def _image_from_table(self) -> np.ndarray:
+        return np.linalg.inv(self.view.homography)
+
+    def _card_homography(self, name: str, pose: CardPose) -> np.ndarray:
+        sprite = self._sprite(name)
+        return pose_homography(
+            sprite.size, (pose.x_mm, pose.y_mm), CARD_MM[1], pose.angle_deg, camera=self.image_from_table
+        )
+
+    def _crop_from_image(self, zone: str) -> np.ndarray:
+        """Image pixels → crop pixels, the inverse of the sampling in :meth:`TableView.crop`."""
+        rect, scale = self._zones[zone], self.settings.px_per_mm
+        crop_from_table = np.float64(
+            [[scale, 0, -rect.x * scale - 0.5], [0, scale, -rect.y * scale - 0.5], [0, 0, 1]]
+        )
+        # TableView samples image point inverse(table) - 0.5 for each crop pixel: undo that half pixel.
+        return crop_from_table @ self.view.homography @ _translation(0.5, 0.5)
+
+    def _zone_mask(self, zone: Zone) -> np.ndarray:
+        width, height = self.settings.frame_size
+        mask = np.zeros((height, width), np.uint8)
+        outline = transform_points(self._image_from_table(), zone.corners())
+        cv2.fillPoly(mask, [np.round(outline * 4).astype(np.int32)], 1, shift=2)
+        return mask.astype(bool)
+
+    def hand_over(self, zone: str, hand: tuple[int, int, int] | None) -> bool:
+        """Whether any hand pixel (alpha > 0.5) lies inside the zone."""
+        if hand is None:
+            return False
+        seat, x0, y0 = hand
+        occluding = self._hands[seat].occluding
+        mask = self._zone_masks[zone]
+        height, width = mask.shape
+        h, w = occluding.shape
+        ax0, ay0, ax1, ay1 = max(0, x0), max(0, y0), min(width, x0 + w), min(height, y0 + h)
+        if ax1 <= ax0 or ay1 <= ay0:
+            return False
+        window = occluding[ay0 - y0 : ay1 - y0, ax0 - x0 : ax1 - x0]
+        return bool((window & mask[ay0:ay1, ax0:ax1]).any())
+
+    # --- assets -------------------------------------------------------------------------------
+
+    def _sprite(self, name: str) -> CardSprite:
+        """Each distinct card of the deck is rendered once (both copies of red-7 look alike)."""
+        sprite = self._sprites.get(name)
+        if sprite is None:
+            height = max(48, round(self._card_px * 1.5))
+            if name == "back":
+                sprite = render_back(height, np.random.default_rng([self._sprite_rng_seed, 1]))
+            else:
+                rng = np.random.default_rng([self._sprite_rng_seed, 0])  # one print run: same look per card
+                sprite = render_card(name, self.design, self.colourblind, height, rng)
+            self._sprites[name] = sprite
+        return sprite
+
+    def _seat_direction(self, seat: int) -> tuple[float, float]:
+        """Unit vector (table mm) from the table centre towards a seat; seat 0 sits at the near side."""
+        angle = math.pi / 2 + 2 * math.pi * seat / len(self.players)
+        return math.cos(angle), math.sin(angle)
+
+    def _seat_hand(self, seat: int, rng: np.random.Generator) -> _SeatHand:
+        direction = self._seat_direction(seat)
+        width, height = self.settings.frame_size
+        side = 2 * round(math.hypot(width, height) * 0.62)
+        centre = side / 2
+        raw = hand_sprite((side, side), (centre, centre), self._card_px * rng.uniform(0.45, 0.6), rng)
+        # Turn the arm (where the alpha leaves the canvas) towards the seat, as seen in the image.
+        border = np.zeros_like(raw.alpha, bool)
+        border[[0, -1], :] = border[:, [0, -1]] = True
+        ys, xs = np.nonzero(border & (raw.alpha > 128))
+        arm = math.atan2(ys.mean() - centre, xs.mean() - centre) if len(xs) else 0.0
+        table_centre = np.float64(self.settings.table_size_mm) / 2
+        ends = transform_points(
+            self._image_from_table(), [table_centre, table_centre + np.float64(direction) * 50]
+        )
+        wanted = math.atan2(ends[1][1] - ends[0][1], ends[1][0] - ends[0][0])
+        turn = cv2.getRotationMatrix2D((centre, centre), math.degrees(arm - wanted), 1.0)
+        bgr = cv2.warpAffine(raw.bgr, turn, (side, side), flags=cv2.INTER_LINEAR)
+        alpha = cv2.warpAffine(raw.alpha, turn, (side, side), flags=cv2.INTER_LINEAR)
+        ys, xs = np.nonzero(alpha)
+        x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+        sprite = Sprite(bgr[y0:y1, x0:x1].copy(), alpha[y0:y1, x0:x1].copy())
+        return _SeatHand(sprite, (centre - x0, centre - y0), sprite.alpha > 127, direction)
+
+    def _render_base(self, rng: np.random.Generator) -> np.ndarray:
+        """The empty table with markers and the face-down draw pile (rendered once per video)."""
+        width, height = self.settings.frame_size
+        surface, _ = table_surface(height, width, rng, kind=str(rng.choice(TABLE_KINDS)))
+        image = surface
+        width_mm, height_mm = self.settings.table_size_mm
+        side_px = max(40, round(self._card_px))
+        for marker_id, (x, y) in zip(
+            MARKER_IDS, [(0, 0), (width_mm, 0), (width_mm, height_mm), (0, height_mm)], strict=True
+        ):
+            quiet = round(side_px * MARKER_QUIET_MM / MARKER_MM)
+            printed = cv2.copyMakeBorder(
+                marker_image(marker_id, side_px), quiet, quiet, quiet, quiet, cv2.BORDER_CONSTANT, value=255
+            )
+            sheet = Sprite(cv2.cvtColor(printed, cv2.COLOR_GRAY2BGR), np.full(printed.shape, 255, np.uint8))
+            homography = pose_homography(
+                (printed.shape[1], printed.shape[0]),
+                (x, y),
+                MARKER_MM + 2 * MARKER_QUIET_MM,
+                0.0,
+                self.image_from_table,
+            )
+            place(image, sheet, homography, shadow=0.15)
+        back = self._sprite("back")
+        draw = self.draw_pile_centre()
+        for _ in range(6):
+            pose = CardPose(draw[0] + rng.normal(0, 1.5), draw[1] + rng.normal(0, 1.5), 90 + rng.normal(0, 3))
+            homography = pose_homography(
+                back.size, (pose.x_mm, pose.y_mm), CARD_MM[1], pose.angle_deg, self.image_from_table
+            )
+            place(image, back, homography, shadow=0.3)
+        return np.clip(image, 0, 255).astype(np.uint8)
+
+    def discard_centre(self) -> tuple[float, float]:
+        zone = self._zones["discard"]
+        return zone.x + zone.width / 2, zone.y + zone.height / 2
+
+    def draw_pile_centre(self) -> tuple[float, float]:
+        """Left of the discard zone, outside it (a card lies across, rotated by 90°)."""
+        zone = self._zones["discard"]
+        return zone.x - CARD_MM[1] / 2 - 25.0, zone.y + zone.height / 2
+
+    # --- frames -------------------------------------------------------------------------------
+
+    def _static_image(self, version: int) -> np.ndarray:
+        """The still part of the picture for a state version; built on the previous one when it grew."""
+        if self._cache is not None and self._cache[0] == version:
+            return self._cache[1]
+        state = self._statics[version]
+        image, laid_pile, laid_scoring = self._base, 0, 0
+        if self._cache is not None:
+            previous = self._statics[self._cache[0]]
+            grew_pile = state.pile[: len(previous.pile)] == previous.pile
+            grew_scoring = state.scoring[: len(previous.scoring)] == previous.scoring
+            if grew_pile and grew_scoring:
+                image, laid_pile, laid_scoring = self._cache[1], len(previous.pile), len(previous.scoring)
+        image = image.copy()
+        for name, pose in state.pile[laid_pile:] + state.scoring[laid_scoring:]:
+            place(image, self._sprite(name), self._card_homography(name, pose), shadow=0.35)
+        self._cache = (version, image)
+        return image
+
+    def _camera_effects(self, image: np.ndarray, index: int) -> np.ndarray:
+        """Light (colour cast, drift, vignetting), optics blur and sensor noise, all in uint8."""
+        lit = cv2.multiply(image, self._lighting.gain_map(self.timestamp(index)), scale=1 / 128)
+        if self.settings.blur_sigma > 0:
+            lit = cv2.GaussianBlur(lit, (3, 3), self.settings.blur_sigma)
+        return self._noise.apply(lit, np.random.default_rng([self.seed, index]))
+
+
+def _translation(x: float, y: float) -> np.ndarray:
+    return np.float64([[1, 0, x], [0, 1, y], [0, 0, 1]])
+
+
+class _Lighting:
+    """A colour cast, vignetting and a slow drift of brightness and of a light gradient."""
+
+    GRID = (16, 12)
+
+    def __init__(self, settings: VideoSettings, rng: np.random.Generator) -> None:
+        self.size = settings.frame_size
+        self.drift = settings.lighting_drift
+        warmth = rng.uniform(-0.08, 0.1)
+        self.cast = np.float32([1 - warmth, 1.0, 1 + warmth]) * rng.uniform(0.9, 1.05)
+        gw, gh = self.GRID
+        ys, xs = np.mgrid[0:gh, 0:gw].astype(np.float32)
+        xs, ys = xs / (gw - 1) * 2 - 1, ys / (gh - 1) * 2 - 1
+        angle = rng.uniform(0, 2 * math.pi)
+        self.gradient = (xs * math.cos(angle) + ys * math.sin(angle)) / math.sqrt(2)
+        self.vignette = rng.uniform(0.05, 0.18) * (xs**2 + ys**2) / 2
+        self.periods = rng.uniform([30, 7, 20], [90, 15, 60])
+        self.phases = rng.uniform(0, 2 * math.pi, 3)
+
+    def gain_map(self, t: float) -> np.ndarray:
+        """Per-pixel, per-channel gain × 128 (uint8) for ``cv2.multiply(image, map, scale=1/128)``."""
+        waves = np.sin(2 * math.pi * t / self.periods + self.phases)
+        brightness = 1 + self.drift * (0.6 * waves[0] + 0.4 * waves[1])
+        slope = self.drift * waves[2]
+        gain = brightness * (1 + slope * self.gradient - self.vignette)
+        small = np.clip(gain[..., None] * self.cast * 128, 0, 255).astype(np.uint8)
+        return cv2.resize(small, self.size, interpolation=cv2.INTER_LINEAR)
+
+
+class _NoiseBank:
+    """A few frames of Gaussian sensor noise, drawn once and picked per frame (saturating uint8 adds)."""
+
+    def __init__(self, settings: VideoSettings, rng: np.random.Generator, size: int = 5) -> None:
+        width, height = settings.frame_size
+        self.patterns: list[tuple[np.ndarray, np.ndarray]] = []
+        if settings.noise_sigma <= 0:
+            return
+        for _ in range(size):
+            noise = rng.standard_normal((height, width, 3), dtype=np.float32) * settings.noise_sigma
+            self.patterns.append(
+                (np.clip(noise, 0, 255).astype(np.uint8), np.clip(-noise, 0, 255).astype(np.uint8))
+            )
+
+    def apply(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if not self.patterns:
+            return image
+        positive, negative = self.patterns[int(rng.integers(len(self.patterns)))]
+        return cv2.subtract(cv2.add(image, positive), negative)
+
+
+class _Director:
+    """Turns the step stream into a frame timeline: hand actions, idle time, state versions, truth."""
+
+    def __init__(self, video: TableVideo, rng: np.random.Generator) -> None:
+        self.video = video
+        self.rng = rng
+        self.settings = video.settings
+        self.fps = video.settings.fps
+        self.seat_of = {name: seat for seat, name in enumerate(video.players)}
+        self.next_seat = 0
+        self.open_reveal: dict[str, object] | None = None
+
+    # --- state --------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> _StaticState:
+        return self.video._statics[-1]
+
+    def _push_state(self, state: _StaticState) -> int:
+        self.video._statics.append(state)
+        return len(self.video._statics) - 1
+
+    def _emit(self, spec: _FrameSpec) -> int:
+        self.video._specs.append(spec)
+        return len(self.video._specs) - 1
+
+    def _seconds(self, span: tuple[float, float]) -> int:
+        return max(1, round(self.rng.uniform(*span) * self.fps))
+
+    def idle(self, span: tuple[float, float]) -> None:
+        current = len(self.video._statics) - 1
+        for _ in range(self._seconds(span)):
+            self._emit(_FrameSpec(current))
+
+    # --- the stream ---------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self.idle((0.6, 1.0))  # the empty table before the deal: the watcher learns it
+        last_pile_step: str | None = None
+        for index, step in enumerate(self.video.steps):
+            seat = self._seat(step.get("by"))
+            if "flip" in step:
+                self._before_flip(last_pile_step, seat)
+                self._land("flip", str(step["flip"]), seat, index, step.get("by"))
+                last_pile_step = "flip"
+            elif "play" in step:
+                if self.rng.random() < self.settings.feint_share:
+                    self._feint(seat)
+                self._land("play", str(step["play"]), seat, index, step.get("by"))
+                last_pile_step = "play"
+                if len(self.state.pile) >= TIDY_AT:
+                    self.idle((0.4, 0.8))
+                    self._tidy(seat)
+            elif "reveal" in step:
+                self._reveal(seat, [str(card) for card in step["reveal"]], index, step.get("by"))  # type: ignore[union-attr]
+            elif "draw" in step:
+                self._draw(seat, int(step["draw"]))  # type: ignore[arg-type]
+            elif "undo" in step and index and "play" in self.video.steps[index - 1]:
+                self._take_back(seat, "take-back")
+            self.idle(self.settings.think_s)
+        self._close_reveal()
+        self.idle((0.8, 1.2))
+
+    def _seat(self, by: object) -> int:
+        if isinstance(by, str) and by in self.seat_of:
+            return self.seat_of[by]
+        seat = self.next_seat  # no player named: hands come from the seats in turn
+        self.next_seat = (self.next_seat + 1) % len(self.video.players)
+        return seat
+
+    def _before_flip(self, last_pile_step: str | None, seat: int) -> None:
+        """A new round clears the table; a re-flip after a Wild Draw Four first takes that card back."""
+        if last_pile_step == "play":
+            self._close_reveal()
+            self._hand_action(seat, self.video.discard_centre(), "clear", change=_StaticState())
+            self.idle((0.6, 1.0))
+        elif last_pile_step == "flip" and self.state.pile and self.state.pile[-1][0] == "wild-draw4":
+            self._take_back(seat, "take-back")
+            self.idle((0.4, 0.8))
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def _landing_pose(self, seat: int) -> CardPose:
+        """Near the pile centre, turned towards the player, sometimes upside down (cards are symmetric)."""
+        cx, cy = self.video.discard_centre()
+        dx, dy = np.clip(self.rng.normal(0, 9, 2), -25, 25)
+        direction = self.video._hands[seat].direction_mm
+        facing = math.degrees(math.atan2(direction[1], direction[0])) - 90
+        flip = 180 if self.rng.random() < 0.3 else 0
+        return CardPose(cx + float(dx), cy + float(dy), facing + flip + float(self.rng.normal(0, 14)))
+
+    def _off_pile_pose(self) -> CardPose:
+        """Across the far edge of the discard zone, both corner indices outside it: nothing to read."""
+        zone = self.video._zones["discard"]
+        width, height = CARD_MM
+        diagonal = math.degrees(math.atan2(height - 20, width - 16))  # index-to-index direction in the card
+        angle = -diagonal if self.rng.random() < 0.5 else 180 - diagonal
+        x = zone.x + zone.width / 2 + float(self.rng.uniform(-30, 30))
+        return CardPose(x, zone.y - 14.0, angle)
+
+    def _land(self, kind: str, card: str, seat: int, step: int, by: object) -> None:
+        covered = self.state.pile[-1][0] if self.state.pile else None
+        off_pile = kind == "play" and self.rng.random() < self.settings.off_pile_share
+        pose = self._off_pile_pose() if off_pile else self._landing_pose(seat)
+        landed, left = self._carry(seat, card, pose, kind)
+        off_until = None
+        if off_pile:
+            self.idle((1.8, 3.0))
+            off_until = landed / self.fps
+            final = self._landing_pose(seat)
+            landed, left = self._straighten(seat, card, pose, final)
+            off_until = landed / self.fps
+            pose = final
+        self.video.truth.pile_events.append(
+            PileEventTruth(
+                kind=kind,
+                card=card,
+                by=by if isinstance(by, str) else None,
+                step=step,
+                landed_frame=landed,
+                landed_s=landed / self.fps,
+                hand_left_frame=left,
+                hand_left_s=left / self.fps,
+                pose=pose,
+                identical_replay=covered == card,
+                off_pile_until_s=off_until,
+            )
+        )
+
+    def _path(
+        self, seat: int, target: tuple[float, float], frames: int, inwards: bool
+    ) -> list[tuple[float, float]]:
+        """Fingertip positions (table mm) sweeping in from beyond the frame edge, or out again."""
+        direction = np.float64(self.video._hands[seat].direction_mm)
+        start = np.float64(target)
+        distance = self._distance_out(start, direction)
+        points = []
+        for k in range(frames):
+            t = (k + 1) / frames
+            reach = distance * (1 - _ease_out(t)) if inwards else distance * _ease_in(t)
+            points.append(tuple(start + direction * reach))
+        return points
+
+    def _distance_out(self, start: np.ndarray, direction: np.ndarray) -> float:
+        """How far along ``direction`` the fingertips must go for the whole hand to leave the frame."""
+        width_mm, height_mm = self.settings.table_size_mm
+        margin = 140.0 + CARD_MM[1]
+        low, high = np.float64([-margin, -margin]), np.float64([width_mm + margin, height_mm + margin])
+        exits = []
+        for axis in (0, 1):
+            if abs(direction[axis]) > 1e-9:
+                bound = high[axis] if direction[axis] > 0 else low[axis]
+                exits.append((bound - start[axis]) / direction[axis])
+        return float(min(exits))
+
+    def _hand_spec(self, seat: int, tip_mm: tuple[float, float]) -> tuple[int, int, int]:
+        hand = self.video._hands[seat]
+        tip = transform_points(self.video.image_from_table, [tip_mm])[0]
+        return seat, round(tip[0] - hand.tip[0]), round(tip[1] - hand.tip[1])
+
+    def _grip(self, seat: int, pose: CardPose) -> tuple[float, float]:
+        """Where the fingertips hold a card: its edge on the player's side."""
+        direction = self.video._hands[seat].direction_mm
+        return pose.x_mm + direction[0] * CARD_MM[0] * 0.45, pose.y_mm + direction[1] * CARD_MM[0] * 0.45
+
+    def _carry(self, seat: int, card: str, pose: CardPose, kind: str) -> tuple[int, int]:
+        """The hand brings ``card`` in, lets go at ``pose`` and leaves: (landed frame, hand-left frame)."""
+        grip = self._grip(seat, pose)
+        wobble = float(self.rng.normal(0, 12))
+        frames_in = self._seconds(self.settings.hand_in_s)
+        for k, tip in enumerate(self._path(seat, grip, frames_in, inwards=True)[:-1]):
+            shift = (tip[0] - grip[0], tip[1] - grip[1])
+            t = (k + 1) / frames_in
+            flying = replace(
+                pose,
+                x_mm=pose.x_mm + shift[0],
+                y_mm=pose.y_mm + shift[1],
+                angle_deg=pose.angle_deg + wobble * (1 - t),
+            )
+            self._emit(_FrameSpec(len(self.video._statics) - 1, self._hand_spec(seat, tip), (card, flying)))
+        version = self._push_state(replace(self.state, pile=(*self.state.pile, (card, pose))))
+        landed = self._emit(_FrameSpec(version, self._hand_spec(seat, grip)))
+        for _ in range(self._seconds((0.05, 0.2)) - 1):
+            self._emit(_FrameSpec(version, self._hand_spec(seat, grip)))
+        return landed, self._withdraw(seat, grip, version)
+
+    def _withdraw(self, seat: int, tip: tuple[float, float], version: int, zone: str = "discard") -> int:
+        """The hand leaves; returns the first frame with no hand pixel in ``zone``."""
+        left = None
+        for point in self._path(seat, tip, self._seconds(self.settings.hand_out_s), inwards=False):
+            spec = self._hand_spec(seat, point)
+            index = self._emit(_FrameSpec(version, spec))
+            if left is None and not self.video.hand_over(zone, spec):
+                left = index
+        end = self._emit(_FrameSpec(version))
+        return end if left is None else left
+
+    def _hand_action(
+        self,
+        seat: int,
+        target: tuple[float, float],
+        kind: str,
+        change: _StaticState | None = None,
+        hold: tuple[float, float] = (0.1, 0.3),
+        zone: str = "discard",
+    ) -> tuple[int, int]:
+        """Hand in, optionally change what lies on the table at the touch, hold, out: (touch, left)."""
+        start = len(self.video._specs)
+        version = len(self.video._statics) - 1
+        for tip in self._path(seat, target, self._seconds(self.settings.hand_in_s), inwards=True)[:-1]:
+            self._emit(_FrameSpec(version, self._hand_spec(seat, tip)))
+        if change is not None:
+            version = self._push_state(change)
+        touch = self._emit(_FrameSpec(version, self._hand_spec(seat, target)))
+        for _ in range(self._seconds(hold) - 1):
+            self._emit(_FrameSpec(version, self._hand_spec(seat, target)))
+        left = self._withdraw(seat, target, version, zone)
+        specs = self.video._specs[start : len(self.video._specs)]
+        over = any(self.video.hand_over("discard", spec.hand) for spec in specs)
+        self.video.truth.disturbances.append(DisturbanceTruth(kind, start, len(self.video._specs), over))
+        return touch, left
+
+    def _straighten(self, seat: int, card: str, off: CardPose, final: CardPose) -> tuple[int, int]:
+        """A hand slides an off-pile card onto the pile: (landed frame, hand-left frame)."""
+        start = len(self.video._specs)
+        grip_off, grip_final = self._grip(seat, off), self._grip(seat, final)
+        version = len(self.video._statics) - 1
+        for tip in self._path(seat, grip_off, self._seconds(self.settings.hand_in_s), inwards=True):
+            self._emit(_FrameSpec(version, self._hand_spec(seat, tip)))
+        lifted = self._push_state(replace(self.state, pile=self.state.pile[:-1]))
+        slide = self._seconds((0.3, 0.5))
+        for k in range(1, slide):
+            t = _ease_out(k / slide)
+            pose = CardPose(
+                off.x_mm + (final.x_mm - off.x_mm) * t,
+                off.y_mm + (final.y_mm - off.y_mm) * t,
+                off.angle_deg + (final.angle_deg - off.angle_deg) * t,
+            )
+            tip = (
+                grip_off[0] + (grip_final[0] - grip_off[0]) * t,
+                grip_off[1] + (grip_final[1] - grip_off[1]) * t,
+            )
+            self._emit(_FrameSpec(lifted, self._hand_spec(seat, tip), (card, pose)))
+        version = self._push_state(replace(self.state, pile=(*self.state.pile, (card, final))))
+        landed = self._emit(_FrameSpec(version, self._hand_spec(seat, grip_final)))
+        left = self._withdraw(seat, grip_final, version)
+        self.video.truth.disturbances.append(
+            DisturbanceTruth("straighten", start, len(self.video._specs), True)
+        )
+        return landed, left
+
+    def _feint(self, seat: int) -> None:
+        """A hand reaches over the pile, hesitates (sometimes quite still) and leaves."""
+        cx, cy = self.video.discard_centre()
+        target = (cx + float(self.rng.normal(0, 20)), cy + float(self.rng.normal(0, 20)))
+        self._hand_action(seat, target, "feint", hold=(0.2, 0.9))
+        self.idle((0.2, 0.5))
+
+    def _draw(self, seat: int, count: int) -> None:
+        self._hand_action(
+            seat, self.video.draw_pile_centre(), "draw", hold=(0.2 + 0.15 * count, 0.3 + 0.2 * count)
+        )
+
+    def _tidy(self, seat: int) -> None:
+        """Slide all cards but the top one out from under it (the top card does not move)."""
+        cx, cy = self.video.discard_centre()
+        self._hand_action(
+            seat, (cx - 40.0, cy), "tidy", change=replace(self.state, pile=self.state.pile[-1:])
+        )
+
+    def _take_back(self, seat: int, kind: str) -> None:
+        top = self.state.pile[-1][1]
+        self._hand_action(
+            seat, self._grip(seat, top), kind, change=replace(self.state, pile=self.state.pile[:-1])
+        )
+
+    def _reveal(self, seat: int, cards: list[str], step: int, by: object) -> None:
+        """Lay the hand out in a row in the scoring zone; the cards stay until cleared."""
+        self._close_reveal()
+        if not cards:
+            return
+        zone = self.video._zones["scoring"]
+        spacing = min(CARD_MM[0] + 6, (zone.width - CARD_MM[0] - 30) / max(1, len(cards) - 1))
+        start_x = zone.x + zone.width / 2 - spacing * (len(cards) - 1) / 2
+        centre_y = zone.y + zone.height / 2
+        laid = tuple(
+            (
+                card,
+                CardPose(
+                    start_x + i * spacing + float(self.rng.normal(0, 1.5)),
+                    centre_y + float(self.rng.normal(0, 3)),
+                    float(self.rng.normal(0, 4)),
+                ),
+            )
+            for i, card in enumerate(cards)
+        )
+        target = (zone.x + zone.width / 2, centre_y)
+        _, laid_frame = self._hand_action(
+            seat, target, "reveal", change=replace(self.state, scoring=laid), zone="scoring"
+        )
+        self.open_reveal = {
+            "by": by if isinstance(by, str) else None,
+            "cards": tuple(cards),
+            "step": step,
+            "laid_frame": laid_frame,
+        }
+        self.idle((1.5, 2.2))
+
+    def _close_reveal(self) -> None:
+        """Sweep the laid-out hand away (before the next one, a new round, or at the end)."""
+        if self.open_reveal is None:
+            return
+        seat = self._seat(self.open_reveal["by"])
+        zone = self.video._zones["scoring"]
+        touch, _ = self._hand_action(
+            seat,
+            (zone.x + zone.width / 2, zone.y + zone.height / 2),
+            "clear",
+            change=replace(self.state, scoring=()),
+            zone="scoring",
+        )
+        laid_frame = int(self.open_reveal["laid_frame"])  # type: ignore[arg-type]
+        self.video.truth.reveals.append(
+            RevealTruth(
+                by=self.open_reveal["by"],  # type: ignore[arg-type]
+                cards=self.open_reveal["cards"],  # type: ignore[arg-type]
+                step=int(self.open_reveal["step"]),  # type: ignore[arg-type]
+                laid_frame=laid_frame,
+                laid_s=laid_frame / self.fps,
+                removed_frame=touch,
+                removed_s=touch / self.fps,
+            )
+        )
+        self.open_reveal = None
+
+
+# --- a perfect reader --------------------------------------------------------------------------
+
+
+class OracleReader:
+    """Reads what a perfect detector would read in a zone crop of the video's current frame.
+
+    The oracle cannot tell frames apart by their pixels, so the loop that feeds frames says which
+    frame it is at (:meth:`show`). A card is read when at least one of its corner indices is
+    visible enough to be labelled (the compose module's rule: ≥ 60 % visible, inside the crop);
+    its ``indices`` are those corner boxes, its ``box`` the visible card's extent, so pose
+    comparisons work exactly as with the vision reader's :class:`~referee.vision.reader.Card`.
+    """
+
+    def __init__(self, video: TableVideo, zone: str = "discard") -> None:
+        self.video = video
+        self.zone = zone
+        self.frame_index = 0
+        self.calls = 0
+
+    def show(self, frame_index: int) -> None:
+        self.frame_index = frame_index
+
+    def read(self, image_bgr: np.ndarray) -> list[Card]:
+        self.calls += 1
+        scene = self.video.scene(self.frame_index, self.zone)
+        height, width = image_bgr.shape[:2]
+        cards = []
+        for placed in scene.cards:
+            indices = tuple(
+                Detection(box.box, box.class_id, SYMBOL_CLASSES[box.class_id], 1.0)
+                for box in placed.boxes
+                if box.labelled and box.class_id < len(SYMBOL_CLASSES)
+            )
+            if not indices:
+                continue
+            x1, y1 = np.clip(placed.polygon.min(axis=0), 0, [width, height])
+            x2, y2 = np.clip(placed.polygon.max(axis=0), 0, [width, height])
+            cards.append(
+                Card(placed.sprite_name, 1.0, (float(x1), float(y1), float(x2), float(y2)), "hue", indices)
+            )
+        return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
