@@ -85,6 +85,7 @@ class ColourModel:
     centres: dict[str, tuple[float, float, float]] = field(default_factory=lambda: dict(DEFAULT_CENTRES))
     min_chroma: float = 22.0  # below: white glyph, grey, black — not a print colour
     max_dark_lightness: float = 80.0  # a low-chroma pixel this dark belongs to a black (wild) field
+    min_light_lightness: float = 170.0  # a low-chroma pixel this light is white ink (index glyph, border)
     max_distance: float = 60.0  # further than this from every centre: not a card colour (wood, skin)
     lightness_weight: float = 0.25  # light changes L far more than a/b: trust L little
     strong: float = 0.6  # confidence from which hue alone decides
@@ -124,21 +125,28 @@ class ColourModel:
                     f"the {colour} samples hold only {len(usable)} coloured pixels: "
                     "show the card closer or under more light"
                 )
-            centres[colour] = tuple(float(v) for v in np.median(usable, axis=0))
-            weakest_chroma = min(weakest_chroma, float(np.percentile(chroma[chroma >= 10], 10)))
+            field_pixels = _dominant_cluster(usable)
+            centres[colour] = tuple(float(v) for v in np.median(field_pixels, axis=0))
+            field_chroma = np.hypot(field_pixels[:, 1] - 128, field_pixels[:, 2] - 128)
+            weakest_chroma = min(weakest_chroma, float(np.percentile(field_chroma, 10)))
         changes: dict[str, object] = {
             "centres": centres,
             "min_chroma": float(np.clip(weakest_chroma * 0.6, 10.0, 40.0)),
+            # White ink is lighter than the lightest print colour (yellow) in any light.
+            "min_light_lightness": float(0.8 * max(lab[0] for lab in centres.values())),
         }
         if BLACK in samples:
             black = _to_lab(samples[BLACK])
             changes["max_dark_lightness"] = float(np.clip(np.percentile(black[:, 0], 95) + 15, 40.0, 140.0))
+        else:  # in a dim room the darkest print colour (blue) must not pass for a black field
+            darkest = min(lab[0] for lab in centres.values())
+            changes["max_dark_lightness"] = float(min(base.max_dark_lightness, 0.6 * darkest))
         return replace(base, **changes)
 
     # --- reading pixels -------------------------------------------------------------------------
 
     def classify(self, lab: np.ndarray) -> np.ndarray:
-        """Per pixel (N × 3 Lab float32): 0…3 = COLOURS, 4 = light, 5 = dark, 6 = other."""
+        """Per pixel (N × 3 Lab float32): 0…3 = COLOURS, 4 = white, 5 = black, 6 = anything else."""
         centres = np.asarray([self.centres[c] for c in COLOURS], np.float32)
         weights = np.float32([self.lightness_weight, 1.0, 1.0])
         chroma = np.hypot(lab[:, 1] - 128, lab[:, 2] - 128)
@@ -146,7 +154,12 @@ class ColourModel:
         labels = distances.argmin(axis=1)
         labels[distances.min(axis=1) > self.max_distance] = _OTHER
         neutral = chroma < self.min_chroma
-        labels[neutral] = np.where(lab[neutral, 0] <= self.max_dark_lightness, _DARK, _LIGHT)
+        lightness = lab[neutral, 0]
+        labels[neutral] = np.select(
+            [lightness <= self.max_dark_lightness, lightness >= self.min_light_lightness],
+            [_DARK, _LIGHT],
+            _OTHER,
+        )
         return labels
 
     def votes(self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> ColourVotes:
@@ -216,6 +229,19 @@ def field_crop(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.
     left, top = max(0, int(x1 - grow)), max(0, int(y1 - grow))
     right, bottom = min(width, int(np.ceil(x2 + grow))), min(height, int(np.ceil(y2 + grow)))
     return image_bgr[top:bottom, left:right]
+
+
+def _dominant_cluster(lab: np.ndarray, radius: float = 20.0) -> np.ndarray:
+    """The pixels around the most common (a, b) chromaticity: the card's field, not the glyph.
+
+    Under a tinted lamp white ink picks up chroma too; the field, the larger area, wins the vote.
+    """
+    bins = np.floor(lab[:, 1:] / 8).astype(np.int64)
+    keys, counts = np.unique(bins[:, 0] * 64 + bins[:, 1], return_counts=True)
+    peak = keys[counts.argmax()]
+    peak_ab = np.float32([peak // 64, peak % 64]) * 8 + 4
+    near = np.hypot(*(lab[:, 1:] - peak_ab).T) <= radius
+    return lab[near]
 
 
 def _to_lab(pixels_bgr: np.ndarray) -> np.ndarray:

@@ -148,10 +148,12 @@ class CardReader:
         reading = model.read(votes)
         symbol = _nearest_colourblind(detection, colourblind, settings.colourblind_radius)
         if detection.class_name in WILD_SYMBOLS:
-            # The wild index itself may be multicoloured: the black field around it is the evidence.
-            if reading.colour == BLACK or reading.dark_share >= model.min_dark_share:
-                return _Index(detection, votes, None, "hue", 1.0)
-            return None
+            # A black field around a printed glyph (white, or the wild's four colours).
+            printed = (
+                votes.total > 0 and (votes.light + votes.coloured) / votes.total >= settings.min_light_share
+            )
+            black = reading.colour == BLACK or reading.dark_share >= model.min_dark_share
+            return _Index(detection, votes, None, "hue", 1.0) if black and printed else None
         looks_printed = votes.total > 0 and votes.light / votes.total >= settings.min_light_share
         if reading.colour in COLOURS and reading.confidence >= model.strong and looks_printed:
             return _Index(detection, votes, reading.colour, "hue", 1.0)

@@ -43,6 +43,23 @@ def yolo_tensor(
     return tensor
 
 
+def tensor_for_boxes(
+    boxes_xyxy: Sequence[Sequence[float]],
+    class_names: Sequence[str],
+    scores: float | Sequence[float] = 0.9,
+    anchors: int = 64,
+) -> np.ndarray:
+    """:func:`yolo_tensor` from corner boxes and our class names: the readable form for tests.
+
+    >>> tensor_for_boxes([(10, 20, 30, 60)], ["wild"], anchors=2)[0, :4, 0].tolist()
+    [20.0, 40.0, 20.0, 40.0]
+    """
+    boxes = [((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes_xyxy]
+    class_ids = [CLASS_NAMES.index(name) for name in class_names]
+    scores = [scores] * len(boxes) if isinstance(scores, float | int) else list(scores)
+    return yolo_tensor(boxes, class_ids, scores, len(CLASS_NAMES), max(anchors, len(boxes)))
+
+
 def write_scripted_model(
     path: Path | str,
     output: np.ndarray,

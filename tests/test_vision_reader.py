@@ -1,0 +1,299 @@
+"""The card reader: colour from pixels, colour-blind fallback, corner pairing, tiling, empty tables.
+
+Cards are drawn by the project's renderer (both print designs) and pasted on a textured table;
+the detections are the renderer's own label boxes, so these tests check the reader, not a network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import pytest
+from numpy.lib.array_utils import byte_bounds
+
+from referee.errors import UserError
+from referee.render.cards import render_card
+from referee.vision.backends import load_detector
+from referee.vision.classes import CLASS_NAMES, COLOURS
+from referee.vision.colour import BLACK, ColourModel, field_crop
+from referee.vision.detection import Detection, box_iou
+from referee.vision.reader import CardReader
+from referee.vision.scripted import tensor_for_boxes, write_scripted_model
+
+
+def table(height: int, width: int, seed: int = 0, colour=(70, 95, 75)) -> np.ndarray:
+    """A felt-like table: a flat colour with some noise."""
+    noise = np.random.default_rng(seed).normal(0, 6, (height, width, 3))
+    return np.clip(np.float32(colour) + noise, 0, 255).astype(np.uint8)
+
+
+@dataclass
+class Pasted:
+    name: str
+    outline: tuple[float, float, float, float]
+    detections: list[Detection]
+
+    @property
+    def indices(self) -> list[Detection]:
+        return [d for d in self.detections if not d.class_name.startswith("cb-")]
+
+
+def paste(canvas, name, x, y, height=160, design="modern", colourblind=False, seed=0) -> Pasted:
+    """Draw a rendered card at (x, y); its label boxes become detections with score 0.9."""
+    sprite = render_card(
+        name, design=design, colourblind=colourblind, height=height, rng=np.random.default_rng(seed)
+    )
+    h, w = sprite.bgr.shape[:2]
+    alpha = sprite.alpha[..., None].astype(np.float32) / 255
+    region = canvas[y : y + h, x : x + w]
+    region[:] = (region * (1 - alpha) + sprite.bgr * alpha).astype(np.uint8)
+    detections = [
+        Detection(
+            (
+                x + float(r.hull[:, 0].min()),
+                y + float(r.hull[:, 1].min()),
+                x + float(r.hull[:, 0].max()),
+                y + float(r.hull[:, 1].max()),
+            ),
+            r.class_id,
+            CLASS_NAMES[r.class_id],
+            0.9,
+        )
+        for r in sprite.regions
+    ]
+    return Pasted(name, (x, y, x + w, y + h), detections)
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory) -> CardReader:
+    """A reader whose detector is never run here (cards_from_detections takes the detections)."""
+    path = tmp_path_factory.mktemp("model") / "scripted.onnx"
+    write_scripted_model(path, tensor_for_boxes([(0, 0, 1, 1)], ["0"], scores=0.0))
+    return CardReader(load_detector(path))
+
+
+@pytest.mark.parametrize("design", ["modern", "classic"])
+@pytest.mark.parametrize("name", ["red-7", "yellow-skip", "green-draw2", "blue-0", "wild", "wild-draw4"])
+def test_colour_comes_from_the_field(reader, design, name):
+    canvas = table(260, 220)
+    card = paste(canvas, name, 30, 30, design=design, seed=len(name))
+    (seen,) = reader.cards_from_detections(canvas, card.detections)
+    assert (seen.name, seen.colour_from, len(seen.indices)) == (name, "hue", 2)
+    assert seen.confidence == pytest.approx(0.9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_colour_on_random_prints(reader, seed):
+    canvas = table(240, 4 * 150, seed)
+    cards = [
+        paste(canvas, f"{colour}-{seed + 1}", 10 + 150 * i, 20, seed=seed * 10 + i)
+        for i, colour in enumerate(COLOURS)
+    ]
+    seen = reader.cards_from_detections(canvas, [d for card in cards for d in card.detections])
+    assert sorted(card.name for card in seen) == sorted(card.name for card in cards)
+
+
+def faded(image: np.ndarray, keep: float) -> np.ndarray:
+    """The picture with only ``keep`` of its chroma left (a washed-out print under glare)."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab[..., 1:] = 128 + (lab[..., 1:] - 128) * keep
+    return cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8), cv2.COLOR_Lab2BGR)
+
+
+@pytest.mark.parametrize("colour", COLOURS)
+def test_colourblind_symbol_decides_when_the_hue_is_weak(reader, colour):
+    canvas = table(260, 220)
+    card = paste(canvas, f"{colour}-4", 30, 30, colourblind=True, seed=3)
+    washed = faded(canvas, 0.15)
+    (seen,) = reader.cards_from_detections(washed, card.detections)
+    assert (seen.name, seen.colour_from) == (f"{colour}-4", "symbol")
+    # Without the symbol the washed-out card has no usable colour and is not reported at all.
+    assert reader.cards_from_detections(washed, card.indices) == []
+    # With its colour intact the field decides, even though the symbol is there.
+    assert reader.cards_from_detections(canvas, card.detections)[0].colour_from == "hue"
+
+
+def test_two_corners_make_one_card_with_the_card_box(reader):
+    canvas = table(300, 260)
+    card = paste(canvas, "blue-9", 50, 40, height=200)
+    (seen,) = reader.cards_from_detections(canvas, card.indices)
+    assert len(seen.indices) == 2
+    assert box_iou(np.asarray(seen.box), np.asarray([card.outline]))[0] > 0.8
+
+
+def test_identical_cards_side_by_side_stay_two(reader):
+    canvas = table(260, 360)
+    cards = [paste(canvas, "red-5", 20 + 110 * i, 30, seed=i) for i in range(3)]
+    seen = reader.cards_from_detections(canvas, [d for card in cards for d in card.indices])
+    assert [card.name for card in seen] == ["red-5"] * 3
+    assert all(len(card.indices) == 2 for card in seen)
+
+
+def test_a_fanned_hand_reads_every_card_once(reader):
+    """Overlapping cards: only the top card shows both corners; the others one each."""
+    canvas = table(260, 420)
+    names = ["green-1", "yellow-reverse", "wild", "red-draw2", "blue-8"]
+    pasted = [paste(canvas, name, 20 + 60 * i, 40, seed=i) for i, name in enumerate(names)]
+    # Each later card covers the bottom-right index of the card before it.
+    visible = [d for card in pasted[:-1] for d in card.indices[:1]] + pasted[-1].indices
+    seen = reader.cards_from_detections(canvas, visible)
+    assert sorted(card.name for card in seen) == sorted(names)
+
+
+def test_one_glyph_read_as_two_symbols_is_one_card(reader):
+    canvas = table(260, 220)
+    card = paste(canvas, "yellow-6", 30, 30)
+    top_left = card.indices[0]
+    twin = Detection(top_left.box, CLASS_NAMES.index("9"), "9", 0.5)
+    seen = reader.cards_from_detections(canvas, [*card.indices, twin])
+    assert [c.name for c in seen] == ["yellow-6"]
+
+
+def test_empty_tables_stay_empty(reader):
+    """Index-sized boxes on surfaces with no card under them are rejected by their pixels."""
+    boxes = [(40, 40, 60, 70), (120, 90, 135, 115)]
+    surfaces = {
+        "felt": table(200, 200),
+        "red cloth": table(200, 200, colour=(40, 40, 190)),
+        "white paper": table(200, 200, colour=(235, 235, 235)),
+        "black desk": table(200, 200, colour=(20, 20, 20)),
+    }
+    for surface, image in surfaces.items():
+        for symbol in ("7", "skip", "wild", "wild-draw4"):
+            detections = [Detection(box, CLASS_NAMES.index(symbol), symbol, 0.95) for box in boxes]
+            assert reader.cards_from_detections(image, detections) == [], (surface, symbol)
+
+
+def test_wild_symbol_on_a_coloured_card_is_rejected(reader):
+    canvas = table(260, 220)
+    card = paste(canvas, "green-3", 30, 30)
+    misread = [Detection(d.box, CLASS_NAMES.index("wild"), "wild", 0.9) for d in card.indices]
+    assert reader.cards_from_detections(canvas, misread) == []
+
+
+def test_crop_fast_path_runs_the_network_once(tmp_path):
+    """End to end on a discard-zone crop: scripted network → reader, no tiling."""
+    crop = table(320, 320)
+    card = paste(crop, "yellow-draw2", 90, 60, height=200)
+    model = write_scripted_model(
+        tmp_path / "pile.onnx",
+        tensor_for_boxes([d.box for d in card.detections], [d.class_name for d in card.detections]),
+    )
+    (seen,) = CardReader(load_detector(model)).read(crop)
+    assert seen.to_json()["card"] == "yellow-draw2"
+    assert set(seen.to_json()) == {"card", "confidence", "box", "colour_from"}
+
+
+class ResolutionLimitedDetector:
+    """Test double for tiling: it knows where the indices of one big picture are and, like the
+    network, misses those smaller than ``min_pixels`` once a view is letterboxed into ``imgsz``.
+    Views cut by the view's edge are reported clipped, as a network reports a cut index."""
+
+    def __init__(self, picture: np.ndarray, detections: list[Detection], imgsz=320, min_pixels=4.0):
+        self.picture, self.truth, self.imgsz, self.min_pixels = picture, detections, imgsz, min_pixels
+        self.iou, self.class_names, self.calls = 0.5, CLASS_NAMES, 0
+
+    def detect(self, view: np.ndarray) -> list[Detection]:
+        assert np.shares_memory(view, self.picture), "tiles are expected to be views of the picture"
+        self.calls += 1
+        offset = byte_bounds(view)[0] - byte_bounds(self.picture)[0]
+        top, rest = divmod(offset, self.picture.strides[0])
+        left = rest // self.picture.strides[1]
+        height, width = view.shape[:2]
+        scale = min(self.imgsz / height, self.imgsz / width, 1.0)
+        found = []
+        for d in self.truth:
+            x1, y1, x2, y2 = d.box[0] - left, d.box[1] - top, d.box[2] - left, d.box[3] - top
+            cut = (max(0, x1), max(0, y1), min(width, x2), min(height, y2))
+            if cut[2] - cut[0] < 2 or cut[3] - cut[1] < 2 or max(x2 - x1, y2 - y1) * scale < self.min_pixels:
+                continue
+            found.append(Detection(cut, d.class_id, d.class_name, d.score))
+        return found
+
+
+def test_large_picture_is_tiled_and_merged():
+    rng = np.random.default_rng(7)
+    picture = table(3000, 4000)
+    names = [str(rng.choice(["red", "yellow", "green", "blue"])) + f"-{i % 10}" for i in range(18)] + [
+        "wild",
+        "wild-draw4",
+    ]
+    cards = []
+    for i, name in enumerate(names):
+        row, column = divmod(i, 5)
+        # Jittered grid; some cards sit across the 800 px tile seams.
+        x = 150 + column * 760 + int(rng.integers(-60, 60))
+        y = 200 + row * 700 + int(rng.integers(-60, 60))
+        cards.append(paste(picture, name, x, y, height=130, seed=i))
+    truth = [d for card in cards for d in card.detections]
+    fake = ResolutionLimitedDetector(picture, truth)
+    reader = CardReader(fake)  # type: ignore[arg-type]
+    assert reader.read(picture, tiles=False) == []  # indices of ~15 px shrink to ~1 px: invisible
+    detections = reader.detect(picture)
+    assert fake.calls > 20
+    assert sorted(d.box for d in detections) == sorted(d.box for d in truth)  # each exactly once, uncut
+    assert sorted(card.name for card in reader.read(picture)) == sorted(names)
+
+
+def test_colour_model_json_round_trip(tmp_path):
+    model = ColourModel.from_samples(
+        {colour: np.full((8, 8, 3), bgr, np.uint8) for colour, bgr in _PRINTS.items()}
+    )
+    model.save(tmp_path / "colours.json")
+    assert ColourModel.load(tmp_path / "colours.json") == model
+    (tmp_path / "broken.json").write_text('{"centres": 3}')
+    with pytest.raises(UserError, match="colour model JSON is malformed"):
+        ColourModel.load(tmp_path / "broken.json")
+    with pytest.raises(UserError, match="cannot read colour model"):
+        ColourModel.load(tmp_path / "missing.json")
+
+
+_PRINTS = {"red": (45, 40, 205), "yellow": (45, 195, 230), "green": (50, 160, 55), "blue": (165, 95, 40)}
+
+
+@pytest.mark.parametrize(
+    ("lamp", "hard_colour"),
+    [((1.2, 1.0, 0.7), "yellow"), ((0.4, 0.4, 0.4), "yellow")],
+    ids=["cold lamp", "dim room"],
+)
+def test_calibration_adapts_to_the_room(lamp, hard_colour):
+    """Under a blue cast or in a dim room the default centres misread yellow; samples of four
+    cards per colour (other print runs than the test cards) fix every colour."""
+    gains = np.float32(lamp)  # BGR
+
+    def card_under_lamp(colour: str, seed: int):
+        canvas = table(240, 180, seed)
+        card = paste(canvas, f"{colour}-2", 20, 20, seed=seed)
+        return np.clip(canvas * gains, 0, 255).astype(np.uint8), card.indices[0].box
+
+    def reads(model: ColourModel, colour: str, seed: int) -> bool:
+        return model.read(model.votes(*card_under_lamp(colour, seed))).colour == colour
+
+    samples = {
+        colour: np.concatenate(
+            [field_crop(*card_under_lamp(colour, seed)).reshape(-1, 3) for seed in range(100, 104)]
+        )
+        for colour in COLOURS
+    }
+    calibrated = ColourModel.from_samples(samples)
+    assert all(reads(calibrated, colour, seed) for colour in COLOURS for seed in range(6))
+    assert sum(reads(ColourModel.default(), hard_colour, seed) for seed in range(6)) <= 2
+
+
+def test_calibration_needs_every_colour():
+    with pytest.raises(UserError, match="lack blue"):
+        ColourModel.from_samples(
+            {c: np.full((8, 8, 3), _PRINTS[c], np.uint8) for c in ("red", "yellow", "green")}
+        )
+    grey = {c: np.full((8, 8, 3), 128, np.uint8) for c in COLOURS}
+    with pytest.raises(UserError, match="only 0 coloured pixels"):
+        ColourModel.from_samples(grey)
+
+
+def test_black_field_reads_black():
+    model = ColourModel.default()
+    field = np.full((30, 30, 3), 25, np.uint8)
+    field[10:20, 10:20] = 240  # a white glyph on it
+    assert model.read(model.votes(field, (8, 8, 22, 22))).colour == BLACK
