@@ -121,15 +121,16 @@ def place(
         sprite.bgr, local, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     region = canvas[y0:y1, x0:x1]
-    work = region.astype(np.float32)
+    work = region if canvas.dtype == np.float32 else region.astype(np.float32)
     if shadow > 0:
         blur = max(3, int(abs(shadow_offset[1]) * 2) | 1)
         shift = np.float32([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]])
         cast = cv2.GaussianBlur(cv2.warpAffine(alpha, shift, size), (blur, blur), 0)
-        work *= 1 - shadow * cast[..., None]
-    a = alpha[..., None]
-    work = work * (1 - a) + colour.astype(np.float32) * a
-    region[:] = work if canvas.dtype == np.float32 else np.clip(work, 0, 255).astype(canvas.dtype)
+        work *= cv2.merge([1 - shadow * cast] * 3)
+    a = cv2.merge([alpha] * 3)
+    work += (colour.astype(np.float32) - work) * a  # in place when the canvas is float32
+    if work is not region:
+        region[:] = np.clip(work, 0, 255).astype(canvas.dtype)
     return Placement(x0, y0, alpha)
 
 

@@ -39,8 +39,13 @@ def font(name: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONT_DIR / name), max(4, size))
 
 
+@lru_cache(maxsize=16384)
 def text_mask(text: str, height: int, font_name: str, width_scale: float = 1.0) -> np.ndarray:
-    """Ink mask of ``text`` cropped to its ink, scaled so the ink is ``height`` pixels tall."""
+    """Ink mask of ``text`` cropped to its ink, scaled so the ink is ``height`` pixels tall.
+
+    Cached (a pure function of its arguments; the same few symbols recur in every scene): callers
+    must not modify the returned array.
+    """
     face = font(font_name, int(height * 1.45))
     left, top, right, bottom = face.getbbox(text)
     canvas = Image.new("L", (right - left + 4, bottom - top + 4), 0)
@@ -48,7 +53,9 @@ def text_mask(text: str, height: int, font_name: str, width_scale: float = 1.0) 
     mask = _crop_to_ink(np.asarray(canvas))
     scale = height / max(1, mask.shape[0])
     size = (max(1, round(mask.shape[1] * scale * width_scale)), max(1, height))
-    return cv2.resize(mask, size, interpolation=cv2.INTER_AREA)
+    resized = cv2.resize(mask, size, interpolation=cv2.INTER_AREA)
+    resized.flags.writeable = False
+    return resized
 
 
 def _crop_to_ink(mask: np.ndarray) -> np.ndarray:

@@ -35,10 +35,11 @@ def _jitter(colour: tuple[int, int, int] | np.ndarray, rng: np.random.Generator,
 
 def hand_sprite(
     shape: tuple[int, int], target: tuple[float, float], reach: float, rng: np.random.Generator
-) -> Sprite:
-    """A frame-sized hand coming in from the nearest-ish edge, fingertips near ``target``.
+) -> tuple[Sprite, np.ndarray]:
+    """A hand reaching into a frame of ``shape`` with its fingertips near ``target``.
 
-    ``reach`` is the finger length in pixels; 1–4 fingers, sometimes with the palm and arm.
+    ``reach`` is the finger length in pixels; 1–4 fingers, a palm, an arm to the frame edge and
+    sometimes a thumb. Returns the sprite cropped to the hand and the homography placing it.
     """
     h, w = shape
     tx, ty = target
@@ -59,12 +60,13 @@ def hand_sprite(
         tips.append(tip)
         cv2.line(alpha, _pt(base), _pt(tip), 1.0, max(2, round(finger_width)), cv2.LINE_AA)
     palm_centre = (knuckle[0] + dx * reach * 0.8, knuckle[1] + dy * reach * 0.8)
-    palm_axes = (max(2, round(spread * max(fingers, 2) * 0.65)), max(2, round(reach * 1.0)))
+    palm_axes = (max(2, round(max(spread * fingers * 0.65, reach * 0.6))), max(2, round(reach * 1.0)))
     cv2.ellipse(
         alpha, _pt(palm_centre), palm_axes, math.degrees(edge_angle) - 90, 0, 360, 1.0, -1, cv2.LINE_AA
     )
     far = (palm_centre[0] + dx * max(h, w) * 2, palm_centre[1] + dy * max(h, w) * 2)
-    cv2.line(alpha, _pt(palm_centre), _pt(far), 1.0, max(2, round(palm_axes[0] * 1.6)), cv2.LINE_AA)
+    arm_width = max(2, round(palm_axes[0] * rng.uniform(1.4, 1.9)))
+    cv2.line(alpha, _pt(palm_centre), _pt(far), 1.0, arm_width, cv2.LINE_AA)
     if rng.random() < 0.6:  # a thumb off to one side
         side = rng.choice([-1, 1])
         base = (palm_centre[0] + px * side * palm_axes[0], palm_centre[1] + py * side * palm_axes[0])
@@ -73,12 +75,20 @@ def hand_sprite(
             base[1] - dy * reach * 0.9 + py * side * reach * 0.5,
         )
         cv2.line(alpha, _pt(base), _pt(tip), 1.0, max(2, round(finger_width * 1.1)), cv2.LINE_AA)
+    ys_ink, xs_ink = np.nonzero(alpha > 0)
+    if len(xs_ink) == 0:
+        return Sprite(np.zeros((1, 1, 3), np.uint8), np.zeros((1, 1), np.uint8)), np.eye(3)
+    x0, y0, x1, y1 = xs_ink.min(), ys_ink.min(), xs_ink.max() + 1, ys_ink.max() + 1
+    alpha = alpha[y0:y1, x0:x1]
+    origin = np.float32([x0, y0])
+    tips = [(tx - x0, ty - y0) for tx, ty in tips]
     skin = _jitter(SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], rng, 0.08)
     # Shading: rounded fingers are darker at their edges; a broad light gradient across the hand.
     soft = cv2.GaussianBlur(alpha, (0, 0), max(1.0, finger_width * 0.25))
     shade = 0.65 + 0.45 * soft
     ys, xs = coordinate_grid(h, w)
-    shade *= 1 + 0.15 * ((xs * px + ys * py) / max(h, w))
+    across = xs[y0:y1, x0:x1] * px + ys[y0:y1, x0:x1] * py
+    shade *= 1 + 0.15 * (across / max(h, w))
     bgr = skin * shade[..., None]
     for tip in tips:  # fingernails
         if rng.random() < 0.7:
@@ -87,17 +97,8 @@ def hand_sprite(
             colour = tuple(float(c) for c in np.minimum(skin * 1.2 + 20, 255))
             cv2.ellipse(bgr, _pt(nail), axes, math.degrees(edge_angle) - 90, 0, 360, colour, -1, cv2.LINE_AA)
     alpha = np.clip(alpha, 0, 1)
-    return Sprite(np.clip(bgr, 0, 255).astype(np.uint8), (alpha * 255).astype(np.uint8))
-
-
-def crop_to_alpha(sprite: Sprite) -> tuple[Sprite, np.ndarray]:
-    """The part of a frame-sized sprite that has any coverage, and the homography that puts it back."""
-    ys, xs = np.nonzero(sprite.alpha)
-    if len(xs) == 0:
-        return sprite, np.eye(3)
-    x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
-    cropped = Sprite(sprite.bgr[y0:y1, x0:x1], sprite.alpha[y0:y1, x0:x1])
-    return cropped, np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+    sprite = Sprite(np.clip(bgr, 0, 255).astype(np.uint8), (alpha * 255).astype(np.uint8))
+    return sprite, np.array([[1, 0, origin[0]], [0, 1, origin[1]], [0, 0, 1]], np.float64)
 
 
 def _pt(point: tuple[float, float]) -> tuple[int, int]:

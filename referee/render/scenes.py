@@ -24,8 +24,8 @@ import numpy as np
 
 from referee.render.cards import CARD_ASPECT, DESIGNS, render_back, render_card
 from referee.render.compose import PlacedCard, Scene, pose_homography, transform_points
-from referee.render.objects import crop_to_alpha, hand_sprite, random_distractor
-from referee.render.surfaces import add_glare, photometric, table_surface
+from referee.render.objects import hand_sprite, random_distractor
+from referee.render.surfaces import add_glare, glare_map, photometric, table_surface
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES, WILD_SYMBOLS, card_name
 
 SCENE_WEIGHTS: dict[str, float] = {"discard": 0.42, "table": 0.26, "fan": 0.21, "negative": 0.11}
@@ -104,7 +104,7 @@ def _inside(polygon: np.ndarray, size: int, margin: float = 1.0) -> bool:
 
 
 def _add_hand(scene: Scene, target: tuple[float, float], reach: float, rng: np.random.Generator) -> None:
-    sprite, homography = crop_to_alpha(hand_sprite(scene.shape, target, reach, rng))
+    sprite, homography = hand_sprite(scene.shape, target, reach, rng)
     scene.add_object(sprite, homography, kind="hand", shadow=rng.uniform(0.2, 0.45))
 
 
@@ -255,9 +255,7 @@ def render_scene(rng: np.random.Generator, size: int = 416, kind: str | None = N
     _BUILDERS[kind](scene, size, rng, DeckStyle.random(rng))
     scene.finalise()
     if rng.random() < 0.3:  # glare on the glossy cards only
-        glare = scene.image.copy()
-        add_glare(glare, rng, int(rng.integers(1, 3)))
-        on_cards = (scene.owner >= 0)[..., None]
-        scene.image = np.where(on_cards, glare, scene.image)
+        light = glare_map(size, size, rng, int(rng.integers(1, 3)))
+        add_glare(scene.image, light * (scene.owner >= 0))
     image = photometric(scene.image, rng)
     return RenderedScene(image, scene, kind, surface)
