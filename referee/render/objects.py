@@ -34,18 +34,23 @@ def _jitter(colour: tuple[int, int, int] | np.ndarray, rng: np.random.Generator,
 
 
 def hand_sprite(
-    shape: tuple[int, int], target: tuple[float, float], reach: float, rng: np.random.Generator
+    shape: tuple[int, int],
+    target: tuple[float, float],
+    reach: float,
+    rng: np.random.Generator,
+    wrist_direction: float | None = None,
 ) -> tuple[Sprite, np.ndarray]:
     """A hand reaching into a frame of ``shape`` with its fingertips near ``target``.
 
     ``reach`` is the finger length in pixels; 1–4 fingers, a palm, an arm to the frame edge and
-    sometimes a thumb. Returns the sprite cropped to the hand and the homography placing it.
+    sometimes a thumb; ``wrist_direction`` (radians, image axes) is where the arm goes, random if
+    None. Returns the sprite cropped to the hand and the homography placing it.
     """
     h, w = shape
     tx, ty = target
-    edge_angle = rng.uniform(0, 2 * math.pi)
+    edge_angle = rng.uniform(0, 2 * math.pi) if wrist_direction is None else wrist_direction
     dx, dy = math.cos(edge_angle), math.sin(edge_angle)  # direction from the fingertips to the wrist
-    finger_width = max(3.0, reach * rng.uniform(0.22, 0.32))
+    finger_width = max(3.0, reach * rng.uniform(0.2, 0.28))
     fingers = int(rng.choice([1, 2, 3, 4], p=[0.3, 0.25, 0.2, 0.25]))
     alpha = np.zeros((h, w), np.float32)
     knuckle = (tx + dx * reach, ty + dy * reach)

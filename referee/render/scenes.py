@@ -103,8 +103,16 @@ def _inside(polygon: np.ndarray, size: int, margin: float = 1.0) -> bool:
     return bool((polygon >= margin).all() and (polygon <= size - margin).all())
 
 
-def _add_hand(scene: Scene, target: tuple[float, float], reach: float, rng: np.random.Generator) -> None:
-    sprite, homography = hand_sprite(scene.shape, target, reach, rng)
+def _add_hand(
+    scene: Scene,
+    target: tuple[float, float],
+    card_height: float,
+    rng: np.random.Generator,
+    wrist_direction: float | None = None,
+) -> None:
+    """A hand with fingers about as long as a real one next to cards ``card_height`` pixels tall."""
+    reach = card_height * rng.uniform(0.55, 0.9)
+    sprite, homography = hand_sprite(scene.shape, target, reach, rng, wrist_direction)
     scene.add_object(sprite, homography, kind="hand", shadow=rng.uniform(0.2, 0.45))
 
 
@@ -138,7 +146,7 @@ def _discard(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle
     if rng.random() < 0.3:
         corner = card.polygon[int(rng.integers(0, 4))]
         target = tuple(corner + (np.mean(card.polygon, axis=0) - corner) * rng.uniform(0.0, 0.35))
-        _add_hand(scene, target, card_h * rng.uniform(0.25, 0.45), rng)
+        _add_hand(scene, target, card_h, rng)
     if rng.random() < 0.1:
         _add_distractors(scene, 1, card_h, camera, rng)
 
@@ -198,7 +206,7 @@ def _table(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) 
         scene.add_card(sprite, pose_homography(sprite.size, spot(), card_h, rng.uniform(0, 360), camera))
     _add_distractors(scene, int(rng.choice([0, 0, 1, 1, 2, 3])), card_h, camera, rng)
     for _ in range(int(rng.choice([0, 0, 0, 1, 1, 2]))):  # arms reaching over the table
-        _add_hand(scene, spot(), card_h * rng.uniform(0.3, 0.6), rng)
+        _add_hand(scene, spot(), card_h, rng)
 
 
 def _fan(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) -> None:
@@ -223,7 +231,7 @@ def _fan(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) ->
     if front is not None and rng.random() < 0.6:  # the thumb and fingers holding the fan
         bottom = (front.polygon[2] + front.polygon[3]) / 2
         target = tuple(bottom + (np.mean(front.polygon, axis=0) - bottom) * rng.uniform(0.05, 0.4))
-        _add_hand(scene, target, card_h * rng.uniform(0.2, 0.4), rng)
+        _add_hand(scene, target, card_h, rng, math.pi / 2 + rng.normal(0, 0.5))
 
 
 def _negative(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) -> None:
@@ -237,7 +245,7 @@ def _negative(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyl
             scene.add_card(back, pose_homography(back.size, jitter, card_h, rng.uniform(0, 360), camera))
     _add_distractors(scene, int(rng.integers(0, 6)), card_h, camera, rng)
     for _ in range(int(rng.choice([0, 1, 1, 2]))):
-        _add_hand(scene, (rng.uniform(0, size), rng.uniform(0, size)), card_h * rng.uniform(0.2, 0.5), rng)
+        _add_hand(scene, (rng.uniform(0, size), rng.uniform(0, size)), card_h, rng)
 
 
 _BUILDERS = {"discard": _discard, "table": _table, "fan": _fan, "negative": _negative}
