@@ -1,0 +1,105 @@
+"""The referee's answer to one observation: accepted or not, why, who draws, and what to announce.
+
+>>> verdict = Verdict(False, "no_match")
+>>> verdict
+Verdict(ok=False, reason='no_match', penalties=(), events=())
+>>> verdict.recorded
+False
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.rules.events import Event
+
+#: Why an observation was rejected (SCENARIOS.md).
+REJECTION_CODES: tuple[str, ...] = (
+    "not_your_turn",
+    "no_match",
+    "only_drawn_card",
+    "must_draw",
+    "not_identical",
+    "nothing_to_challenge",
+    "not_your_challenge",
+    "too_late",
+    "nothing_to_catch",
+    "colour_first",
+    "round_over",
+    "not_allowed",
+)
+#: Why a player draws cards (SCENARIOS.md).
+PENALTY_REASONS: tuple[str, ...] = (
+    "draw2",
+    "draw4",
+    "stack",
+    "first_card",
+    "uno",
+    "challenge_guilty",
+    "challenge_failed",
+    "misplay",
+    "false_catch",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Penalty:
+    """``player`` draws ``cards`` cards for ``reason`` (one of :data:`PENALTY_REASONS`)."""
+
+    player: str
+    cards: int
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        """The scenario form ``{player: Ben, cards: 2, reason: draw2}``."""
+        return {"player": self.player, "cards": self.cards, "reason": self.reason}
+
+
+class Verdict:
+    """The result of :meth:`Table.observe <referee.rules.table.Table.observe>`.
+
+    ``ok``: the observation was accepted. ``reason``: the rejection code when it was not.
+    ``penalties``: the draws this observation caused. ``events``: what to announce, in order.
+    A plain slotted class rather than a dataclass: one is built per observation on the hot path.
+    """
+
+    __slots__ = ("events", "ok", "penalties", "reason")
+
+    def __init__(
+        self,
+        ok: bool,
+        reason: str | None = None,
+        penalties: tuple[Penalty, ...] = (),
+        events: tuple[Event, ...] = (),
+    ) -> None:
+        self.ok = ok
+        self.reason = reason
+        self.penalties = penalties
+        self.events = events
+
+    @property
+    def recorded(self) -> bool:
+        """Whether the observation changed the state and belongs in the journal.
+
+        Accepted observations do; so does a rejected one that cost a penalty (``misplay_penalty``,
+        ``false_catch_penalty``): replaying the journal must draw those cards again.
+        """
+        return self.ok or bool(self.penalties)
+
+    def __repr__(self) -> str:
+        return (
+            f"Verdict(ok={self.ok!r}, reason={self.reason!r}, penalties={self.penalties!r}, "
+            f"events={self.events!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return (self.ok, self.reason, self.penalties, self.events) == (
+            other.ok,
+            other.reason,
+            other.penalties,
+            other.events,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking value object: compare, do not hash
