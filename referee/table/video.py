@@ -44,7 +44,7 @@ from calibration.markers import MARKER_IDS, marker_image
 from calibration.table_view import CARD_MM, TableView, Zone, default_zones
 from hardware.camera import Frame
 from referee.errors import UserError
-from referee.render.cards import DESIGNS, CardSprite, render_back, render_card
+from referee.render.cards import DESIGNS, CardSprite, parse_card_name, render_back, render_card
 from referee.render.compose import Scene, Sprite, place, pose_homography, transform_points
 from referee.render.objects import hand_sprite
 from referee.render.surfaces import table_surface
@@ -112,7 +112,7 @@ class PileEventTruth:
     hand_left_s: float
     pose: CardPose
     identical_replay: bool  # same card as the one it covers (red-7 on red-7)
-    off_pile_until_s: float | None = None  # landed off the pile first; straightened at this time
+    off_pile_since_s: float | None = None  # landed off the pile (unreadable) then; straightened at landed_s
 
 
 @dataclass(frozen=True)
@@ -455,11 +455,15 @@ class TableVideo:
         width, height = self.settings.frame_size
         side = 2 * round(math.hypot(width, height) * 0.62)
         centre = side / 2
-        raw = hand_sprite((side, side), (centre, centre), self._card_px * rng.uniform(0.45, 0.6), rng)
-        # Turn the arm (where the alpha leaves the canvas) towards the seat, as seen in the image.
-        border = np.zeros_like(raw.alpha, bool)
-        border[[0, -1], :] = border[:, [0, -1]] = True
-        ys, xs = np.nonzero(border & (raw.alpha > 128))
+        cropped, placing = hand_sprite(
+            (side, side), (centre, centre), self._card_px * rng.uniform(0.45, 0.6), rng
+        )
+        x, y = round(placing[0, 2]), round(placing[1, 2])
+        h, w = cropped.alpha.shape
+        raw = Sprite(np.zeros((side, side, 3), np.uint8), np.zeros((side, side), np.uint8))
+        raw.bgr[y : y + h, x : x + w], raw.alpha[y : y + h, x : x + w] = cropped.bgr, cropped.alpha
+        # Turn the arm (the bulk of the hand's pixels) towards the seat, as seen in the image.
+        ys, xs = np.nonzero(raw.alpha > 127)
         arm = math.atan2(ys.mean() - centre, xs.mean() - centre) if len(xs) else 0.0
         table_centre = np.float64(self.settings.table_size_mm) / 2
         ends = transform_points(
@@ -703,13 +707,12 @@ class _Director:
         off_pile = kind == "play" and self.rng.random() < self.settings.off_pile_share
         pose = self._off_pile_pose() if off_pile else self._landing_pose(seat)
         landed, left = self._carry(seat, card, pose, kind)
-        off_until = None
+        off_since = None
         if off_pile:
+            off_since = landed / self.fps
             self.idle((1.8, 3.0))
-            off_until = landed / self.fps
             final = self._landing_pose(seat)
             landed, left = self._straighten(seat, card, pose, final)
-            off_until = landed / self.fps
             pose = final
         self.video.truth.pile_events.append(
             PileEventTruth(
@@ -723,7 +726,7 @@ class _Director:
                 hand_left_s=left / self.fps,
                 pose=pose,
                 identical_replay=covered == card,
-                off_pile_until_s=off_until,
+                off_pile_since_s=off_since,
             )
         )
 
@@ -971,7 +974,16 @@ class OracleReader:
                 continue
             x1, y1 = np.clip(placed.polygon.min(axis=0), 0, [width, height])
             x2, y2 = np.clip(placed.polygon.max(axis=0), 0, [width, height])
+            symbol, colour = parse_card_name(placed.sprite_name)
             cards.append(
-                Card(placed.sprite_name, 1.0, (float(x1), float(y1), float(x2), float(y2)), "hue", indices)
+                Card(
+                    name=placed.sprite_name,
+                    symbol=symbol,
+                    colour=colour,
+                    confidence=1.0,
+                    box=(float(x1), float(y1), float(x2), float(y2)),
+                    colour_from="hue",
+                    indices=indices,
+                )
             )
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))

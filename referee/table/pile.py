@@ -1,0 +1,344 @@
+"""The pile watcher: discard-zone crops in, "a card landed" events out — cheaply, and never a guess.
+
+Frigate-style, a cheap **motion gate** decides when the expensive reader runs at all. Each crop
+is shrunk to a 64×64 grey picture and compared with the previous one (after compensating the
+overall brightness, so light drifting across the room is not motion). While the zone is still
+and nothing has happened since the last settled picture, a frame costs a resize and a subtraction.
+After motion stops for ``settle_s`` the settled picture is compared with the last settled one: a
+hand that came and went changes nothing and is forgotten without a read; otherwise the reader
+runs on a few settled frames until it has seen the same thing twice:
+
+* a card that was not on the pile before (a new name, or the same name in a new pose — the
+  identical card replayed) → :class:`CardLanded`; the app maps it to a flip or a play, it knows
+  which it expects;
+* the old top card still where it was (the pile was tidied, a shadow, something set down) →
+  nothing;
+* nothing readable where cards were, and the zone looks like the empty table → :class:`PileCleared`;
+* a change the reader cannot read for ``unreadable_after_s`` → one :class:`CardUnreadable`
+  ("please straighten the card"), never a guess, and not again until the zone moves.
+
+The reader is injected (:class:`ReadsCards`): the product passes the vision
+:class:`~referee.vision.reader.CardReader`, tests and the bench pass the table video's
+:class:`~referee.table.video.OracleReader`.
+
+>>> import numpy as np
+>>> gate = MotionGate()
+>>> table = np.full((400, 400, 3), 90, np.uint8)
+>>> brighter = (table * 1.05).astype(np.uint8)               # the light drifts: not a change
+>>> gate.changed_share(gate.shrink(table), gate.shrink(brighter))
+0.0
+>>> card = table.copy(); card[150:320, 150:260] = 230         # a card lands
+>>> gate.changed_share(gate.shrink(table), gate.shrink(card)) > 0.1
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+
+class IndexLike(Protocol):
+    """A corner index the reader found: where it is and how big (crop pixels)."""
+
+    @property
+    def centre(self) -> tuple[float, float]: ...
+
+    @property
+    def size(self) -> float: ...
+
+
+class CardReading(Protocol):
+    """One physical card the reader saw (the vision reader's :class:`~referee.vision.reader.Card` fits)."""
+
+    name: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    indices: Sequence[IndexLike]
+
+
+class ReadsCards(Protocol):
+    """Crop in, cards out: the vision reader, or an oracle in tests and benchmarks."""
+
+    def read(self, image_bgr: np.ndarray) -> Sequence[CardReading]: ...
+
+
+# --- events ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardLanded:
+    """A card came to rest on top of the pile; ``replayed``: it has the name of the card it covers."""
+
+    card: str
+    confidence: float
+    box: tuple[float, float, float, float]  # crop pixels
+    index_centres: tuple[tuple[float, float], ...]  # its corner indices, crop pixels: its pose
+    timestamp: float
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class CardUnreadable:
+    """Something new lies on the pile and cannot be read: ask the table to straighten the card."""
+
+    timestamp: float
+
+
+@dataclass(frozen=True)
+class PileCleared:
+    """The discard zone is empty again (the pile was gathered up for a new round)."""
+
+    timestamp: float
+
+
+PileEvent = CardLanded | CardUnreadable | PileCleared
+
+
+# --- the motion gate ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """Thresholds of the motion gate; pixel values are grey levels of the 64×64 picture."""
+
+    size: int = 64
+    pixel_threshold: float = 10.0  # a small-picture pixel changed by more than this has changed
+    motion_share: float = 0.002  # share of changed pixels between two frames that is motion
+    change_share: float = 0.005  # share changed against the last settled picture worth a read
+    settle_s: float = 0.12  # no motion for this long: settled
+
+
+class MotionGate:
+    """Cheap change detection on a downscaled grey picture, insensitive to overall brightness."""
+
+    def __init__(self, settings: GateSettings | None = None) -> None:
+        self.settings = settings or GateSettings()
+
+    def shrink(self, image_bgr: np.ndarray) -> np.ndarray:
+        """The crop as a ``size``×``size`` float32 grey picture (area-averaged: noise mostly cancels)."""
+        size = self.settings.size
+        grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY) if image_bgr.ndim == 3 else image_bgr
+        return cv2.resize(grey, (size, size), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+    def changed(self, before: np.ndarray, after: np.ndarray) -> np.ndarray:
+        """Pixels that changed beyond the threshold once a global gain is divided out.
+
+        The gain is the median brightness ratio, which an object covering less than half the
+        zone does not move: lamps dimming, clouds and auto-exposure are not changes, a card is.
+        """
+        lit = before > 8
+        gain = float(np.median(after[lit] / before[lit])) if lit.any() else 1.0
+        return np.abs(after - before * gain) > self.settings.pixel_threshold
+
+    def changed_share(self, before: np.ndarray, after: np.ndarray) -> float:
+        """Share of pixels that changed (see :meth:`changed`)."""
+        return float(np.count_nonzero(self.changed(before, after))) / before.size
+
+
+# --- the watcher -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WatcherSettings:
+    gate: GateSettings = field(default_factory=GateSettings)
+    confirm_reads: int = 2  # the same verdict on this many settled reads in a row
+    fast_reads: int = 4  # reads on consecutive frames after settling, then one every slow_read_s
+    slow_read_s: float = 0.25
+    unreadable_after_s: float = 1.2  # settled, changed, nothing readable this long: ask to straighten
+    pose_tolerance: float = 0.6  # an index moved by more than this × its size: a new pose
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A card read on the pile: its name, where its visible corner indices were, and the reading."""
+
+    name: str
+    points: tuple[tuple[float, float], ...]
+    tolerance: float  # crop pixels an index may move and still be the same card
+    confidence: float = 1.0
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+
+def _seen(reading: CardReading, tolerance: float) -> _Seen:
+    """Pose points of a reading: its index centres, or the corners of its box for index-less readers."""
+    indices = list(getattr(reading, "indices", ()) or ())
+    if indices:
+        points = tuple((float(i.centre[0]), float(i.centre[1])) for i in indices)
+        scale = float(np.median([i.size for i in indices]))
+    else:
+        x1, y1, x2, y2 = reading.box
+        points = ((x1, y1), (x2, y2))
+        scale = 0.15 * max(x2 - x1, y2 - y1)
+    box = tuple(float(v) for v in reading.box)
+    return _Seen(reading.name, points, max(2.0, tolerance * scale), float(reading.confidence), box)  # type: ignore[arg-type]
+
+
+def _same_card(seen: _Seen, known: _Seen) -> bool:
+    """Same name and every visible index where one of the known card's indices was."""
+    if seen.name != known.name:
+        return False
+    limit = max(seen.tolerance, known.tolerance)
+    return all(any(math.dist(p, q) <= limit for q in known.points) for p in seen.points)
+
+
+class PileWatcher:
+    """Feeds discard-zone crops through the motion gate and the reader; returns pile events.
+
+    Call :meth:`feed` with every crop and its timestamp (seconds, any monotonic clock). The
+    watcher assumes it starts on an empty pile unless cards are read on its first settled frame.
+    """
+
+    def __init__(self, reader: ReadsCards, settings: WatcherSettings | None = None) -> None:
+        self.reader = reader
+        self.settings = settings or WatcherSettings()
+        self.gate = MotionGate(self.settings.gate)
+        self.reads = 0  # reader calls so far (the expensive part)
+        self._previous: np.ndarray | None = None
+        self._reference: np.ndarray | None = None  # the last settled picture that was accounted for
+        self._empty: np.ndarray | None = None  # the empty zone, learnt on the first settled frame
+        self._known: list[_Seen] = []  # every card seen on the pile this round
+        self._top: _Seen | None = None
+        self._last_motion = -math.inf
+        self._dirty = True  # something moved since the last accounted-for picture
+        self._reading_since: float | None = None
+        self._next_read = -math.inf
+        self._reads_this_change = 0
+        self._streak: tuple[tuple[str | None, _Seen | None], int] = ((None, None), 0)
+
+    @property
+    def top_card(self) -> str | None:
+        """The card the watcher believes is on top of the pile."""
+        return self._top.name if self._top is not None else None
+
+    def feed(self, crop_bgr: np.ndarray, timestamp: float) -> list[PileEvent]:
+        """One discard-zone crop; returns the events it completes (usually none)."""
+        small = self.gate.shrink(crop_bgr)
+        previous, self._previous = self._previous, small
+        gate = self.settings.gate
+        if previous is None or self.gate.changed_share(previous, small) > gate.motion_share:
+            self._last_motion = timestamp
+            self._dirty = True
+            self._reading_since = None
+            return []
+        if not self._dirty or timestamp - self._last_motion < gate.settle_s:
+            return []
+        if self._reading_since is None:
+            if (
+                self._reference is not None
+                and self.gate.changed_share(self._reference, small) <= gate.change_share
+            ):
+                self._settle(small)  # a hand or a shadow came and went: nothing to read
+                return []
+            self._reading_since, self._next_read = timestamp, timestamp
+            self._reads_this_change, self._streak = 0, ((None, None), 0)
+        if timestamp < self._next_read:
+            return []
+        return self._read(crop_bgr, small, timestamp)
+
+    def read_reveal(self, crops: Iterable[np.ndarray]) -> list[str]:
+        """Cards laid out in the scoring zone, from a few crops: see :func:`read_laid_out`."""
+        return read_laid_out(self.reader, crops)
+
+    # --- one settled read ---------------------------------------------------------------------
+
+    def _read(self, crop_bgr: np.ndarray, small: np.ndarray, timestamp: float) -> list[PileEvent]:
+        settings = self.settings
+        readings = [_seen(card, settings.pose_tolerance) for card in self.reader.read(crop_bgr)]
+        self.reads += 1
+        self._reads_this_change += 1
+        fast = self._reads_this_change < settings.fast_reads
+        self._next_read = timestamp if fast else timestamp + settings.slow_read_s
+        verdict, subject = self._verdict(readings, small)
+        (last_verdict, last_subject), count = self._streak
+        same = last_verdict == verdict
+        if same and subject is not None:
+            same = last_subject is not None and _same_card(subject, last_subject)
+        self._streak = ((verdict, subject), count + 1 if same else 1)
+        if self._streak[1] < settings.confirm_reads:
+            return []
+        if verdict == "new":
+            return [self._landed(subject, readings, small, timestamp)]  # type: ignore[arg-type]
+        if verdict == "same":
+            self._remember(readings)
+            self._settle(small)
+            return []
+        if verdict == "empty":
+            had_cards = self._top is not None
+            self._known, self._top, self._empty = [], None, small
+            self._settle(small)
+            return [PileCleared(timestamp)] if had_cards else []
+        if timestamp - (self._reading_since or timestamp) >= settings.unreadable_after_s:
+            self._settle(small)  # asked once; the next motion in the zone starts afresh
+            return [CardUnreadable(timestamp)]
+        return []
+
+    def _verdict(self, readings: list[_Seen], small: np.ndarray) -> tuple[str, _Seen | None]:
+        """new (with the card), same (old top in place), empty, or unreadable."""
+        new = [seen for seen in readings if not any(_same_card(seen, known) for known in self._known)]
+        if new:
+            # Several unknown cards at once (a pile the watcher never saw): the most complete is on top.
+            return "new", max(new, key=lambda seen: len(seen.points))
+        if self._top is not None and any(_same_card(seen, self._top) for seen in readings):
+            # The top card did not move. If what changed now differs from the empty table too,
+            # something new lies in the zone (a card off the pile's edge); else cards went away.
+            return (
+                "unreadable" if self._novel_share(small) > self.settings.gate.change_share else "same"
+            ), None
+        if not readings and self._looks_empty(small):
+            return "empty", None
+        return "unreadable", None
+
+    def _novel_share(self, small: np.ndarray) -> float:
+        """Share of the zone that changed since the last settled picture into something not the table."""
+        if self._reference is None or self._empty is None:
+            return 0.0
+        novel = self.gate.changed(self._reference, small) & self.gate.changed(self._empty, small)
+        return float(np.count_nonzero(novel)) / small.size
+
+    def _looks_empty(self, small: np.ndarray) -> bool:
+        if self._empty is None:
+            return not self._known  # the first settled frame with nothing readable: the empty table
+        return self.gate.changed_share(self._empty, small) <= self.settings.gate.change_share
+
+    def _landed(self, card: _Seen, readings: list[_Seen], small: np.ndarray, timestamp: float) -> CardLanded:
+        replayed = self._top is not None and self._top.name == card.name
+        self._remember(readings)
+        self._top = card
+        self._settle(small)
+        return CardLanded(card.name, card.confidence, card.box, card.points, timestamp, replayed)
+
+    def _remember(self, readings: list[_Seen]) -> None:
+        """Add the cards seen to those known this round (cards hidden under a hand stay known)."""
+        for seen in readings:
+            if not any(_same_card(seen, known) for known in self._known):
+                self._known.append(seen)
+            if self._top is not None and _same_card(seen, self._top):
+                self._top = seen
+
+    def _settle(self, small: np.ndarray) -> None:
+        self._reference = small
+        self._dirty = False
+        self._reading_since = None
+
+
+def read_laid_out(reader: ReadsCards, crops: Iterable[np.ndarray]) -> list[str]:
+    """The cards of a hand spread in the scoring zone, read on several crops.
+
+    Each card name counts as often as the median read saw it, so one read that missed a card
+    under a glare spot or doubled one does not change the count. Sorted by name.
+    """
+    counts = [Counter(card.name for card in reader.read(crop)) for crop in crops]
+    if not counts:
+        return []
+    result: list[str] = []
+    for name in sorted(set().union(*counts)):
+        seen = sorted(count[name] for count in counts)
+        result += [name] * seen[len(seen) // 2]
+    return result
