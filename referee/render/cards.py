@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+from PIL import Image, ImageDraw
 
 from referee.render.glyphs import (
     CARD_FONTS,
@@ -408,8 +409,6 @@ def _draw_write_your_own(canvas: np.ndarray, look: _Look, rng: np.random.Generat
         cv2.line(canvas, (round(w * 0.28), round(y)), (round(w * 0.72), round(y)), grey, max(1, h // 200))
     if rng.random() < 0.4:  # someone wrote a house rule on it
         face = font(CARD_FONTS[int(rng.integers(len(CARD_FONTS)))], max(5, h // 28))
-        from PIL import Image, ImageDraw
-
         strip = Image.new("L", (round(w * 0.44), bottom - top), 0)
         draw = ImageDraw.Draw(strip)
         words = ["alle", "tauschen", "+3", "ruil", "kaarten", "skip", "everyone", "draws"]

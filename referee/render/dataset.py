@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
         for i in range(args.count)
     ]
     rendered = 0
-    progress = tqdm(total=len(jobs), unit="img", desc="render", disable=None)
+    progress = tqdm(total=len(jobs), unit="img", desc="render", mininterval=1.0)
     if args.workers == 1:
         for job in jobs:
             rendered += render_one(job)

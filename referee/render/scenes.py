@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from referee.render.cards import CARD_ASPECT, DESIGNS, render_back, render_card
+from referee.render.cards import CARD_ASPECT, DESIGNS, CardSprite, render_back, render_card
 from referee.render.compose import PlacedCard, Scene, pose_homography, transform_points
 from referee.render.objects import hand_sprite, random_distractor
 from referee.render.surfaces import add_glare, glare_map, photometric, table_surface
@@ -78,7 +78,9 @@ def random_card_name(rng: np.random.Generator) -> str:
     return card_name(symbol, None if symbol in WILD_SYMBOLS else str(rng.choice(COLOURS)))
 
 
-def _sprite(style: DeckStyle, on_screen_height: float, rng: np.random.Generator, face_up: bool = True):
+def _sprite(
+    style: DeckStyle, on_screen_height: float, rng: np.random.Generator, face_up: bool = True
+) -> CardSprite:
     height = int(np.clip(on_screen_height * _OVERSAMPLE, 40, 420))
     if not face_up:
         return render_back(height, rng)
@@ -97,6 +99,14 @@ def random_camera(size: int, rng: np.random.Generator, tilt: float) -> np.ndarra
     for corner in (near_edge, (near_edge + 1) % 4):
         dst[corner] += (dst[corner] - s / 2) / (s / 2) * grow
     return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+
+
+def _lift(sprite: CardSprite, homography: np.ndarray, amount: float, rng: np.random.Generator) -> np.ndarray:
+    """Tilt a card a little out of the table plane (held in a hand, lying on another card's edge)."""
+    w, h = sprite.size
+    corners = sprite.corners
+    moved = corners + rng.uniform(-amount, amount, (4, 2)).astype(np.float32) * np.float32([w, h])
+    return homography @ cv2.getPerspectiveTransform(corners, moved).astype(np.float64)
 
 
 def _inside(polygon: np.ndarray, size: int, margin: float = 1.0) -> bool:
@@ -225,9 +235,8 @@ def _fan(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) ->
         theta = math.radians(angle)
         centre = (pivot[0] + radius * math.sin(theta), pivot[1] - radius * math.cos(theta))
         sprite = _sprite(style, card_h, rng)
-        front = scene.add_card(
-            sprite, pose_homography(sprite.size, centre, card_h, angle, camera), shadow=0.3
-        )
+        homography = _lift(sprite, pose_homography(sprite.size, centre, card_h, angle, camera), 0.04, rng)
+        front = scene.add_card(sprite, homography, shadow=0.3)
     if front is not None and rng.random() < 0.6:  # the thumb and fingers holding the fan
         bottom = (front.polygon[2] + front.polygon[3]) / 2
         target = tuple(bottom + (np.mean(front.polygon, axis=0) - bottom) * rng.uniform(0.05, 0.4))
