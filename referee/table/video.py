@@ -132,7 +132,7 @@ class RevealTruth:
 class DisturbanceTruth:
     """Hand activity that is not a card landing: the watcher must stay silent through it."""
 
-    kind: str  # feint, draw, tidy, clear, take-back, straighten
+    kind: str  # feint, draw, tidy, clear-pile, clear-scoring, take-back, straighten, reveal
     start_frame: int
     end_frame: int
     over_discard: bool  # some frame had hand pixels inside the discard zone
@@ -290,8 +290,12 @@ class TableVideo:
         for index in range(start, stop):
             yield Frame(self.render(index), self.timestamp(index), index)
 
-    def render(self, index: int) -> np.ndarray:
-        """The camera picture of frame ``index`` (BGR uint8)."""
+    def render(self, index: int, at_s: float | None = None) -> np.ndarray:
+        """The camera picture of frame ``index`` (BGR uint8).
+
+        ``at_s`` films the same table state at another time (its light, its noise): with the last
+        frame and later times, a still table for as long as one likes.
+        """
         spec = self._specs[index]
         image = self._static_image(spec.static).copy()
         if spec.flying is not None:
@@ -308,7 +312,7 @@ class TableVideo:
             place(
                 image, self._hands[seat].sprite, _translation(x0, y0), shadow=0.35, shadow_offset=(7.0, 10.0)
             )
-        return self._camera_effects(image, index)
+        return self._camera_effects(image, self.timestamp(index) if at_s is None else at_s)
 
     def scene(self, index: int, zone: str = "discard") -> Scene:
         """The labelled scene of frame ``index`` as the zone crop shows it (for :class:`OracleReader`).
@@ -540,12 +544,12 @@ class TableVideo:
         self._cache = (version, image)
         return image
 
-    def _camera_effects(self, image: np.ndarray, index: int) -> np.ndarray:
+    def _camera_effects(self, image: np.ndarray, at_s: float) -> np.ndarray:
         """Light (colour cast, drift, vignetting), optics blur and sensor noise, all in uint8."""
-        lit = cv2.multiply(image, self._lighting.gain_map(self.timestamp(index)), scale=1 / 128)
+        lit = cv2.multiply(image, self._lighting.gain_map(at_s), scale=1 / 128)
         if self.settings.blur_sigma > 0:
             lit = cv2.GaussianBlur(lit, (3, 3), self.settings.blur_sigma)
-        return self._noise.apply(lit, np.random.default_rng([self.seed, index]))
+        return self._noise.apply(lit, np.random.default_rng([self.seed, round(at_s * 1000)]))
 
 
 def _translation(x: float, y: float) -> np.ndarray:
@@ -676,7 +680,7 @@ class _Director:
         """A new round clears the table; a re-flip after a Wild Draw Four first takes that card back."""
         if last_pile_step == "play":
             self._close_reveal()
-            self._hand_action(seat, self.video.discard_centre(), "clear", change=_StaticState())
+            self._hand_action(seat, self.video.discard_centre(), "clear-pile", change=_StaticState())
             self.idle((0.6, 1.0))
         elif last_pile_step == "flip" and self.state.pile and self.state.pile[-1][0] == "wild-draw4":
             self._take_back(seat, "take-back")
@@ -918,7 +922,7 @@ class _Director:
         touch, _ = self._hand_action(
             seat,
             (zone.x + zone.width / 2, zone.y + zone.height / 2),
-            "clear",
+            "clear-scoring",
             change=replace(self.state, scoring=()),
             zone="scoring",
         )
