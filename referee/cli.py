@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "dataset",
     "detect",
     "scenarios",
+    "calibrate",
 )
 
 
