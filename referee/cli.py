@@ -19,6 +19,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "detect",
     "scenarios",
     "calibrate",
+    "history",
+    "scores",
 )
 
 

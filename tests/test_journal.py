@@ -184,3 +184,35 @@ def test_killed_mid_game_loses_no_committed_observation(tmp_path):
     assert observations[:acknowledged] == [{"play": f"red-{n % 10}", "by": "Anna"} for n in range(1, 61)]
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
     assert all(json.dumps(r["verdict"]) for r in records)
+
+
+def test_history_and_scores_commands(tmp_path, capsys):
+    from referee.cli import main
+
+    path = tmp_path / "journal.sqlite3"
+    assert main(["history", "--journal", str(path)]) == 0
+    assert "no games recorded yet" in capsys.readouterr().out and not path.exists()
+    with Journal.open(path) as journal:
+        done = journal.start_game(setup(), language="de")
+        journal.record(done, Play(parse_card("red-1"), "Anna"), won_round("Anna", 530, {"Anna": 530}, True))
+        open_game = journal.start_game(setup(), language="nl")
+        journal.record(open_game, Play(parse_card("red-9"), "Anna"), Verdict(False, "not_your_turn"))
+
+    assert main(["history", "--journal", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert (
+        lines[0].startswith(f"#{open_game} ") and f"[unfinished: uno-referee resume {open_game}]" in lines[0]
+    )
+    assert "1 round  Anna 530  [winner Anna]" in lines[1]
+
+    assert main(["history", "--journal", str(path), "--game", str(open_game)]) == 0
+    out = capsys.readouterr().out
+    assert "play=red-9 by=Anna" in out and "rejected: not_your_turn" in out
+
+    assert main(["scores", "--journal", str(path)]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["player", "games", "won", "rounds", "won", "points"]
+    assert table[1].split() == ["Anna", "2", "1", "1", "530"]
+
+    assert main(["history", "--journal", str(path), "--game", "42"]) == 2
+    assert "no game 42" in capsys.readouterr().err

@@ -68,6 +68,12 @@ def default_journal_path() -> Path:
     return user_data_dir() / "journal.sqlite3"
 
 
+def existing_journal(path: str | os.PathLike[str] | None) -> Journal | None:
+    """The journal at ``path`` if one was written there, without creating it (for read-only commands)."""
+    target = Path(path).expanduser() if path is not None else default_journal_path()
+    return Journal.open(target) if target.exists() else None
+
+
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
