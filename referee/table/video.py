@@ -10,10 +10,10 @@ landing on each other in a new pose; hands that hover over the pile and leave; d
 the pile, clearing it for the next round; hands laid out for counting; cards that land off the
 pile and are straightened later; lighting that drifts, sensor noise and mild blur.
 
-It also gives the :class:`~calibration.table_view.TableView` that matches the simulated camera,
-so that exactly the product's pipeline (zone crop → pile watcher → reader) runs on these frames,
-and an :class:`OracleReader` that reads the true visible cards of a frame for testing the
-watcher's logic without a trained detector.
+It also gives the calibration profile (and its :class:`~calibration.table_view.TableView`) that
+matches the simulated camera, so that exactly the product's pipeline (zone crop → pile watcher →
+reader) runs on these frames, and an :class:`OracleReader` that reads the true visible cards of a
+frame for testing the watcher's logic without a trained detector.
 
 Frames are rendered lazily and deterministically: the whole timeline (every pose, every hand
 position, every lighting value) is fixed from the seed when the video is built, and a frame is
@@ -41,7 +41,8 @@ import cv2
 import numpy as np
 
 from calibration.markers import MARKER_IDS, marker_image
-from calibration.table_view import CARD_MM, TableView, Zone, default_zones
+from calibration.profile import CalibrationProfile
+from calibration.table_view import CARD_MM, Zone, default_zones
 from hardware.camera import Frame
 from referee.errors import UserError
 from referee.render.cards import DESIGNS, CardSprite, parse_card_name, render_back, render_card
@@ -186,14 +187,18 @@ def camera_homography(settings: VideoSettings) -> np.ndarray:
     return cv2.getPerspectiveTransform(table, image.astype(np.float32)).astype(np.float64)
 
 
-def simulated_view(settings: VideoSettings) -> TableView:
-    """The calibration a perfect marker calibration would produce for this simulated camera."""
-    image_from_table = camera_homography(settings)
-    return TableView(
-        np.linalg.inv(image_from_table),
-        settings.frame_size,
-        default_zones(settings.table_size_mm),
+def simulated_calibration(settings: VideoSettings) -> CalibrationProfile:
+    """The calibration profile a perfect marker calibration would save for this simulated camera."""
+    width_mm, height_mm = settings.table_size_mm
+    table_corners = [(0.0, 0.0), (width_mm, 0.0), (width_mm, height_mm), (0.0, height_mm)]
+    image_corners = transform_points(camera_homography(settings), table_corners)
+    return CalibrationProfile(
+        frame_size=settings.frame_size,
+        table_size_mm=settings.table_size_mm,
+        image_corners=tuple((float(x), float(y)) for x, y in image_corners),
+        zones=default_zones(settings.table_size_mm),
         px_per_mm=settings.px_per_mm,
+        method="simulated",
     )
 
 
@@ -251,7 +256,8 @@ class TableVideo:
             raise UserError("a simulated game needs at least two players")
         self.seed = int(seed)
         self.steps = [dict(step) for step in steps]
-        self.view = simulated_view(self.settings)
+        self.calibration = simulated_calibration(self.settings)
+        self.view = self.calibration.table_view()
         self.image_from_table = np.linalg.inv(self.view.homography)
         rng = np.random.default_rng([self.seed, 0x7AB1E])
         self.design = str(rng.choice(DESIGNS))
@@ -345,7 +351,6 @@ class TableVideo:
     def truth_json(self) -> dict[str, object]:
         """The ground-truth log (and the calibration) as plain JSON data."""
         settings = self.settings
-        view = self.view
         return {
             "seed": self.seed,
             "players": list(self.players),
@@ -353,19 +358,15 @@ class TableVideo:
             "frame_size": list(settings.frame_size),
             "frames": self.frame_count,
             "deck": {"design": self.design, "colourblind": self.colourblind},
-            "calibration": {
-                "homography": np.asarray(view.homography).round(9).tolist(),
-                "frame_size": list(view.frame_size),
-                "px_per_mm": view.px_per_mm,
-                "zones": {name: asdict(zone) for name, zone in view.zones.items()},
-            },
+            "calibration": self.calibration.to_dict(),
             "pile_events": [asdict(event) for event in self.truth.pile_events],
             "reveals": [asdict(reveal) for reveal in self.truth.reveals],
             "disturbances": [asdict(item) for item in self.truth.disturbances],
         }
 
-    def write(self, path: str | Path) -> Path:
-        """Write the video (``.mp4`` or ``.avi``) and the truth log beside it (same name, ``.json``)."""
+    def write(self, path: str | Path) -> tuple[Path, Path]:
+        """Write the video (``.mp4`` or ``.avi``), its truth log (``.json``) and its calibration
+        profile (``.calibration.json``) beside it; returns the two JSON paths."""
         path = Path(path)
         fourcc = {".mp4": "mp4v", ".avi": "MJPG"}.get(path.suffix.lower())
         if fourcc is None:
@@ -383,7 +384,7 @@ class TableVideo:
             writer.release()
         truth_path = path.with_suffix(".json")
         truth_path.write_text(json.dumps(self.truth_json(), indent=1), encoding="utf-8")
-        return truth_path
+        return truth_path, self.calibration.save(path.with_suffix(".calibration.json"))
 
     # --- geometry -----------------------------------------------------------------------------
 
