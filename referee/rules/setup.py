@@ -23,7 +23,7 @@ from typing import Any
 
 from referee.errors import UserError
 from referee.rules.cards import Card, Colour, parse_card, parse_colour
-from referee.rules.options import Rules
+from referee.rules.options import PRESETS, Rules
 
 DIRECTIONS: tuple[str, ...] = ("clockwise", "counterclockwise")
 SETUP_KEYS: tuple[str, ...] = (
@@ -54,7 +54,7 @@ class Setup:
     """
 
     players: tuple[str, ...]
-    rules: Rules = field(default_factory=Rules)
+    rules: Rules = PRESETS["official"]
     dealer: str = ""
     hand_size: int = 7
     scores: Mapping[str, int] = field(default_factory=dict)

@@ -25,7 +25,6 @@ frequent events are interned per seat.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
@@ -87,6 +86,10 @@ from referee.rules.observations import (
 from referee.rules.options import Rules
 from referee.rules.setup import Setup
 from referee.rules.verdict import Penalty, Verdict
+
+# Enum members as plain module constants: ``Rank.SKIP`` is a slow class-attribute lookup in Python 3.11.
+_ZERO, _SEVEN, _SKIP, _REVERSE, _DRAW2 = Rank.ZERO, Rank.SEVEN, Rank.SKIP, Rank.REVERSE, Rank.DRAW2
+_WILD_DRAW4, _WILD_SWAP, _WILD_SHUFFLE = Rank.WILD_DRAW4, Rank.WILD_SWAP, Rank.WILD_SHUFFLE
 
 # What the referee waits for. DRAWN is PLAY after a voluntary draw (only the drawn card, or pass).
 FLIP, PLAY, DRAWN, COLOUR, TARGET, PENDING, REVEAL, SCORES, NEXT_ROUND, MATCH_OVER, REFLIP = range(11)
@@ -153,7 +156,11 @@ _STATE_FIELDS: tuple[str, ...] = (
     "_first_player",
     "_round_number",
 )
-_snapshot = attrgetter(*_STATE_FIELDS)
+_state_of = attrgetter(*_STATE_FIELDS)
+#: Recorded observations between two undo checkpoints, and how many checkpoints are kept
+#: (so undo reaches back at least (UNDO_CHECKPOINTS - 1) × CHECKPOINT_EVERY observations).
+CHECKPOINT_EVERY = 64
+UNDO_CHECKPOINTS = 16
 
 
 @dataclass(frozen=True)
@@ -196,14 +203,39 @@ class TableState:
         return dict(self.__dict__)
 
 
+class _Announcements:
+    """Events built once per list of players and shared by every table seating them (events are immutable)."""
+
+    __slots__ = ("interned", "played", "skipped", "turn")
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.turn = tuple(NextTurn(name) for name in names)
+        self.skipped = tuple(Skipped(name) for name in names)
+        self.played: tuple[dict[Card, CardPlayed], ...] = tuple({} for _ in names)
+        self.interned: dict[tuple[Any, ...], Any] = {}
+
+
+_ANNOUNCEMENTS: dict[tuple[str, ...], _Announcements] = {}
+
+
+def _announcements_for(names: tuple[str, ...]) -> _Announcements:
+    announcements = _ANNOUNCEMENTS.get(names)
+    if announcements is None:
+        if len(_ANNOUNCEMENTS) >= 64:
+            _ANNOUNCEMENTS.clear()  # a long-running process seating many different tables: stay small
+        announcements = _ANNOUNCEMENTS[names] = _Announcements(names)
+    return announcements
+
+
 class Table:
     """The referee of one table. Build it with :meth:`deal`, :meth:`from_dict` or a :class:`Setup`."""
 
     __slots__ = (
         *_STATE_FIELDS,
-        "_current",
+        "_checkpoints",
         "_deck_size",
         "_events",
+        "_interned",
         "_ev_played",
         "_ev_skipped",
         "_ev_turn",
@@ -212,17 +244,19 @@ class Table:
         "_misplay",
         "_n",
         "_names",
+        "_jump_in",
+        "_log",
         "_penalties",
-        "_pushes",
         "_reflip",
         "_rules",
         "_seat",
         "_setup",
+        "_seven_o",
         "_stacking",
-        "_undo",
+        "_two_player",
     )
 
-    def __init__(self, setup: Setup, *, undo_depth: int = 512) -> None:
+    def __init__(self, setup: Setup) -> None:
         if not isinstance(setup, Setup):
             raise TypeError("Table(setup) takes a Setup; use Table.from_dict for the scenario mapping")
         self._setup = setup
@@ -234,15 +268,17 @@ class Table:
         self._stacking = rules.stacking != "off"
         self._keep_top = rules.reshuffle_keep_top
         self._misplay = rules.misplay_penalty
-        self._undo: deque[tuple[tuple[Any, ...], Observation]] = deque(maxlen=undo_depth)
-        self._pushes = 0
+        self._two_player = rules.two_player_rules
+        self._seven_o = rules.seven_o
+        self._jump_in = rules.jump_in
         self._reflip = False
-        self._current: Observation = Undo()
+        announcements = _announcements_for(names)
+        self._interned = announcements.interned
+        self._ev_turn = announcements.turn
+        self._ev_skipped = announcements.skipped
+        self._ev_played = announcements.played
         self._events: list[Event] = []
         self._penalties: list[Penalty] = []
-        self._ev_turn = tuple(NextTurn(name) for name in names)
-        self._ev_skipped = tuple(Skipped(name) for name in names)
-        self._ev_played: tuple[dict[tuple[Card, bool], CardPlayed], ...] = tuple({} for _ in names)
         self._handlers: dict[type, Callable[[Any], Verdict]] = {
             Play: self._on_play,
             Draw: self._on_draw,
@@ -255,19 +291,20 @@ class Table:
             Reveal: self._on_reveal,
             Target: self._on_target,
             Flip: self._on_flip,
-            Undo: self._on_undo,
         }
-        self._scores = self._team_scores(tuple(setup.scores.get(name, 0) for name in names))
+        self._scores = self._team_scores([setup.scores.get(name, 0) for name in names])
         eliminated = [False] * n
         if rules.match_mode == "elimination":
             eliminated = [score >= rules.target_score for score in self._scores]
-        self._eliminated = tuple(eliminated)
+        self._eliminated = eliminated
         self._match_winner = -1
         self._round_number = 1
         self._dealer = self._seat[setup.dealer]
         self._start_round()
         if setup.mid_round:
             self._resume_mid_round(setup)
+        self._log: list[Observation] = []
+        self._checkpoints: list[tuple[int, tuple[Any, ...]]] = [(0, self._snapshot())]
 
     # ----------------------------------------------------------------------------------- construction
 
@@ -330,11 +367,11 @@ class Table:
     def _start_round(self) -> None:
         """Deal a round: counts, piles and all round state fresh; the first card is still to come."""
         n = self._n
-        in_round = tuple(not out for out in self._eliminated)
+        in_round = [not out for out in self._eliminated]
         self._in_round = in_round
         self._active_count = sum(in_round)
         hand = self._setup.hand_size
-        self._counts = tuple(hand if playing else 0 for playing in in_round)
+        self._counts = [hand if playing else 0 for playing in in_round]
         self._draw_pile = self._deck_size - hand * self._active_count
         self._discard = 0
         self._aside = 0
@@ -348,15 +385,15 @@ class Table:
         self._owed_by = -1
         self._owed_context = _AFTER_PLAY
         self._resume_phase = PLAY
-        self._uno = (UNO_NONE,) * n
-        self._fresh = ()
-        self._shouts = (0,) * n
+        self._uno = [UNO_NONE] * n
+        self._fresh = []
+        self._shouts = [0] * n
         self._armed = -1
         self._last_player = -1
         self._round_winner = -1
         self._points = None
-        self._hand_points = (0,) * n
-        self._to_reveal = ()
+        self._hand_points = [0] * n
+        self._to_reveal = []
         self._first_player = self._next_clockwise(self._dealer)
         self._turn = self._first_player
         self._phase = FLIP
@@ -367,7 +404,7 @@ class Table:
         for name in setup.players:
             if self._in_round[seat[name]]:
                 counts[seat[name]] = setup.count_of(name)
-        self._counts = tuple(counts)
+        self._counts = counts
         self._top = setup.top
         self._colour = setup.colour if setup.colour is not None else setup.top.colour
         self._discard = 1
@@ -383,8 +420,8 @@ class Table:
                 else:
                     uno[s] = UNO_FRESH
                     fresh.append(s)
-        self._uno = tuple(uno)
-        self._fresh = tuple(fresh)
+        self._uno = uno
+        self._fresh = fresh
         self._phase = PLAY
 
     # ----------------------------------------------------------------------------------- public reading
@@ -462,7 +499,7 @@ class Table:
     @property
     def can_undo(self) -> bool:
         """Whether an :class:`Undo` would be accepted."""
-        return bool(self._undo)
+        return bool(self._log)
 
     def state(self) -> TableState:
         """A snapshot with the scenario keys (see :class:`TableState`)."""
@@ -512,18 +549,22 @@ class Table:
         """Judge one observation; on rejection the state is unchanged (apart from a rule's penalty)."""
         handler = self._handlers.get(observation.__class__)
         if handler is None:
+            if observation.__class__ is Undo:
+                return self._take_back()
             raise ObservationError(f"not an observation: {observation!r}")
         self._events = []
         self._penalties = []
-        self._current = observation
-        mark = self._pushes
         try:
-            return handler(observation)
+            verdict = handler(observation)
         except BaseException:
-            # A bad name found half-way must not leave half a change behind.
-            if self._pushes != mark:
-                self._restore(self._undo.pop()[0])
+            # Never leave half a change behind (names are checked before any change; a bug might not be).
+            self._rebuild(len(self._log))
             raise
+        if verdict.ok or verdict.penalties:
+            self._log.append(observation)
+            if len(self._log) % CHECKPOINT_EVERY == 0:
+                self._checkpoint()
+        return verdict
 
     def _seat_of(self, name: str) -> int:
         seat = self._seat.get(name)
@@ -531,14 +572,55 @@ class Table:
             raise ObservationError(f"unknown player {name!r}; players are {', '.join(self._names)}")
         return seat
 
-    def _push(self) -> None:
-        """Remember the state before a change (undo; and roll-back if the change fails half-way)."""
-        self._undo.append((_snapshot(self), self._current))
-        self._pushes += 1
+    # Undo without a copy per observation: the recorded observations since a checkpoint, and a flat
+    # snapshot every CHECKPOINT_EVERY of them. Undo restores the checkpoint and replays the rest.
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        return tuple(value.copy() if value.__class__ is list else value for value in _state_of(self))
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
         for field_name, value in zip(_STATE_FIELDS, snapshot, strict=True):
-            setattr(self, field_name, value)
+            setattr(self, field_name, value.copy() if value.__class__ is list else value)
+
+    def _checkpoint(self) -> None:
+        checkpoints = self._checkpoints
+        checkpoints.append((len(self._log), self._snapshot()))
+        if len(checkpoints) > UNDO_CHECKPOINTS:
+            del checkpoints[0]
+            base = checkpoints[0][0]
+            del self._log[:base]
+            self._checkpoints = [(index - base, snapshot) for index, snapshot in checkpoints]
+
+    def _rebuild(self, length: int) -> None:
+        """Set the state to what the first ``length`` recorded observations made of the latest checkpoint."""
+        checkpoints = self._checkpoints
+        while checkpoints[-1][0] > length:
+            checkpoints.pop()
+        index, snapshot = checkpoints[-1]
+        self._restore(snapshot)
+        handlers = self._handlers
+        for observation in self._log[index:length]:
+            self._events = []
+            self._penalties = []
+            handlers[observation.__class__](observation)
+        self._events = []
+        self._penalties = []
+
+    def _take_back(self) -> Verdict:
+        """Undo: take back the last observation that changed the state (several go further back)."""
+        if not self._log:
+            return self._reject("not_allowed")
+        observation = self._log.pop()
+        self._rebuild(len(self._log))
+        return Verdict(True, None, (), (Undone(observation),))
+
+    def _note(self, event_type: type[Event], *fields: Any) -> None:
+        """Announce an event; equal events are built once per table (events are immutable)."""
+        key = (event_type, *fields)
+        event = self._interned.get(key)
+        if event is None:
+            event = self._interned[key] = event_type(*fields)
+        self._events.append(event)
 
     def _verdict(self, reason: str | None = None) -> Verdict:
         """The verdict of a change just made: accepted, or rejected with a rule's penalty (``reason``)."""
@@ -584,17 +666,10 @@ class Table:
     def _teammates(self, a: int, b: int) -> bool:
         return a == b or (self._rules.partners and a % 2 == b % 2)
 
-    def _set_count(self, seat: int, value: int) -> None:
-        counts = self._counts
-        self._counts = (*counts[:seat], value, *counts[seat + 1 :])
-
     def _set_uno(self, seat: int, state: int) -> None:
-        uno = self._uno
-        self._uno = (*uno[:seat], state, *uno[seat + 1 :])
-        if self._shouts[seat]:
-            shouts = self._shouts
-            if state != UNO_CALLED:
-                self._shouts = (*shouts[:seat], 0, *shouts[seat + 1 :])
+        self._uno[seat] = state
+        if state != UNO_CALLED:
+            self._shouts[seat] = 0
 
     # ----------------------------------------------------------------------------------- cards moving
 
@@ -630,12 +705,16 @@ class Table:
     def _give(self, seat: int, cards: int, reason: str) -> None:
         """``seat`` draws ``cards`` as a penalty (or a pending draw) for ``reason``."""
         taken = self._take(cards)
-        self._set_count(seat, self._counts[seat] + taken)
+        self._counts[seat] += taken
         if self._uno[seat]:
             self._set_uno(seat, UNO_NONE)
         name = self._names[seat]
-        self._penalties.append(Penalty(name, taken, reason))
-        self._events.append(PenaltyDrawn(name, taken, reason))
+        key = (Penalty, name, taken, reason)
+        penalty = self._interned.get(key)
+        if penalty is None:
+            penalty = self._interned[key] = Penalty(name, taken, reason)
+        self._penalties.append(penalty)
+        self._note(PenaltyDrawn, name, taken, reason)
         if taken < cards:
             self._events.append(NoCardsLeft(name, cards - taken))
 
@@ -665,14 +744,14 @@ class Table:
             else:
                 self._events.append(UnoMissed(self._names[holder]))
                 self._give(holder, 2, "uno")
-        self._fresh = tuple(still_fresh)
+        self._fresh = still_fresh
 
     def _left_with(self, seat: int, count: int) -> None:
         """UNO bookkeeping after ``seat``'s hand changed to ``count`` cards other than by a draw."""
         if count == 1:
             self._set_uno(seat, UNO_FRESH)
             if seat not in self._fresh:
-                self._fresh = (*self._fresh, seat)
+                self._fresh.append(seat)
         elif self._uno[seat]:
             self._set_uno(seat, UNO_NONE)
 
@@ -684,7 +763,7 @@ class Table:
         phase = self._phase
         if phase in (PLAY, DRAWN):
             if seat != self._turn:
-                if self._rules.jump_in:
+                if self._jump_in:
                     if card is self._top and not card.is_wild and self._in_round[seat]:
                         return self._play(seat, card, True)
                     return self._reject_play(seat, card, "not_identical")
@@ -696,42 +775,41 @@ class Table:
             if seat != self._turn:
                 return self._reject_play(seat, card, "not_your_turn")
             if self._stacking and can_stack(card, self._top, self._rules):
-                self._push()
                 self._challenge = None
-                return self._play(seat, card, False, pushed=True)
+                return self._play(seat, card, False)
             return self._reject_play(seat, card, "must_draw")
         return self._reject_in_phase(seat)
 
     def _reject_play(self, seat: int, card: Card, reason: str) -> Verdict:
         event = IllegalPlay(self._names[seat], card, reason)
         if self._misplay and reason in _MISPLAY_REASONS:
-            self._push()
             self._events.append(event)
             self._give(seat, self._misplay, "misplay")
             return self._verdict(reason)
         return Verdict(False, reason, (), (event,))
 
-    def _play(self, seat: int, card: Card, jump_in: bool, pushed: bool = False) -> Verdict:
-        if not pushed:
-            self._push()
+    def _play(self, seat: int, card: Card, jump_in: bool) -> Verdict:
         events = self._events
         left = self._counts[seat] - 1
-        self._set_count(seat, left)
+        self._counts[seat] = left
         self._discard += 1
         under = (self._top, self._colour)
         self._top = card
         self._last_player = seat
         if self._fresh:
             self._close_windows(seat)
-        played = self._ev_played[seat]
-        event = played.get((card, jump_in))
-        if event is None:
-            event = played[card, jump_in] = CardPlayed(self._names[seat], card, jump_in)
-        events.append(event)
+        if jump_in:
+            events.append(CardPlayed(self._names[seat], card, True))
+        else:
+            played = self._ev_played[seat]
+            event = played.get(card)
+            if event is None:
+                event = played[card] = CardPlayed(self._names[seat], card)
+            events.append(event)
         if left == 1:
             if self._armed == seat:
                 self._set_uno(seat, UNO_CALLED)
-                events.append(UnoCalled(self._names[seat]))
+                self._note(UnoCalled, self._names[seat])
             else:
                 self._left_with(seat, 1)
         elif self._uno[seat]:
@@ -744,7 +822,7 @@ class Table:
             if self._round_ends_with(seat):
                 self._end_round_on(seat, card)
                 return self._verdict()
-            self._in_round = (*self._in_round[:seat], False, *self._in_round[seat + 1 :])
+            self._in_round[seat] = False
             self._active_count -= 1
         self._apply(seat, card, under)
         return self._verdict()
@@ -752,7 +830,6 @@ class Table:
     def _apply(self, seat: int, card: Card, under: tuple[Card | None, Colour | None]) -> None:
         """The effect of ``card`` just played by ``seat`` (R18–R22, R34–R38)."""
         events = self._events
-        rules = self._rules
         if card.is_wild:
             self._colour = None
             self._under = under
@@ -760,35 +837,35 @@ class Table:
             return
         self._colour = card.colour
         rank = card.rank
-        if rank is Rank.SKIP:
+        if rank is _SKIP:
             skipped = self._next(seat)
             events.append(self._ev_skipped[skipped])
             following = self._next(skipped)
-        elif rank is Rank.REVERSE:
+        elif rank is _REVERSE:
             self._direction = -self._direction
-            events.append(DirectionChanged(DIRECTION_NAMES[self._direction]))
+            self._note(DirectionChanged, DIRECTION_NAMES[self._direction])
             following = self._next(seat)
-            if self._active_count == 2 and rules.two_player_rules:
+            if self._active_count == 2 and self._two_player:
                 events.append(self._ev_skipped[following])
                 following = self._next(following)
-        elif rank is Rank.DRAW2:
+        elif rank is _DRAW2:
             victim = self._next(seat)
             if self._stacking:
                 self._pending += 2
                 self._stack_cards += 1
                 self._turn = victim
                 self._phase = PENDING
-                events.append(DrawPending(self._names[victim], self._pending))
+                self._note(DrawPending, self._names[victim], self._pending)
                 events.append(self._ev_turn[victim])
                 return
             self._give(victim, 2, "draw2")
             events.append(self._ev_skipped[victim])
             following = self._next(victim)
-        elif rules.seven_o and rank is Rank.SEVEN and self._counts[seat]:
+        elif self._seven_o and rank is _SEVEN and self._counts[seat]:
             self._owe(TARGET, seat, _AFTER_PLAY)
             return
         else:
-            if rules.seven_o and rank is Rank.ZERO:
+            if self._seven_o and rank is _ZERO:
                 self._pass_hands()
             following = self._next(seat)
         self._turn = following
@@ -801,7 +878,7 @@ class Table:
         self._owed_context = context
         self._turn = seat
         name = self._names[seat]
-        self._events.append(ColourOwed(name) if phase == COLOUR else TargetOwed(name))
+        self._note(ColourOwed if phase == COLOUR else TargetOwed, name)
 
     # ----------------------------------------------------------------------------------- colour, target
 
@@ -816,34 +893,33 @@ class Table:
         under = self._under if self._owed_context == _AFTER_PLAY else None
         if under is not None and colour not in declarable_colours(card, under[0], under[1], self._rules):
             return self._reject("no_match", seat)
-        self._push()
         self._colour = colour
         events = self._events
-        events.append(ColourChosen(self._names[seat], colour))
+        self._note(ColourChosen, self._names[seat], colour)
         context = self._owed_context
         if context == _AFTER_REFLIP:
             self._phase = self._resume_phase
             events.append(self._ev_turn[self._turn])
             return self._verdict()
         rank = card.rank
-        if rank is Rank.WILD_SWAP and self._counts[seat]:
+        if rank is _WILD_SWAP and self._counts[seat]:
             self._owe(TARGET, seat, context)
             return self._verdict()
         if context == _AFTER_FIRST_CARD:
             self._phase = PLAY
             events.append(self._ev_turn[seat])
             return self._verdict()
-        if rank is Rank.WILD_DRAW4:
+        if rank is _WILD_DRAW4:
             victim = self._next(seat)
             self._pending += 4
             self._stack_cards += 1
             self._challenge = (seat, victim, *self._under)
             self._turn = victim
             self._phase = PENDING
-            events.append(ChallengePrompt(self._names[victim], self._names[seat], self._pending))
+            self._note(ChallengePrompt, self._names[victim], self._names[seat], self._pending)
             events.append(self._ev_turn[victim])
             return self._verdict()
-        if rank is Rank.WILD_SHUFFLE:
+        if rank is _WILD_SHUFFLE:
             self._shuffle_hands(seat)
         following = self._next(seat)
         self._turn = following
@@ -861,14 +937,13 @@ class Table:
         first_card = self._owed_context == _AFTER_FIRST_CARD
         if not self._in_round[target] or (target == seat and not first_card):
             return self._reject("not_allowed", seat)
-        self._push()
         events = self._events
         events.append(HandsSwapped(self._names[seat], self._names[target]))
         if target != seat:
             counts = self._counts
             mine, theirs = counts[seat], counts[target]
-            self._set_count(seat, theirs)
-            self._set_count(target, mine)
+            counts[seat] = theirs
+            counts[target] = mine
             self._left_with(seat, theirs)
             self._left_with(target, mine)
         following = seat if first_card else self._next(seat)
@@ -884,7 +959,7 @@ class Table:
         for seat in range(self._n):
             if self._in_round[seat]:
                 moved[self._next(seat)] = counts[seat]
-        self._counts = tuple(moved)
+        self._counts = moved
         for seat in range(self._n):
             if self._in_round[seat]:
                 self._left_with(seat, moved[seat])
@@ -902,7 +977,7 @@ class Table:
         counts = list(self._counts)
         for position, s in enumerate(order):
             counts[s] = share + (1 if position < extra else 0)
-        self._counts = tuple(counts)
+        self._counts = counts
         for s in seats:
             self._left_with(s, counts[s])
         self._events.append(HandsShuffled(self._names[start]))
@@ -928,18 +1003,17 @@ class Table:
         keep = 1 if self._keep_top else 0
         if self._draw_pile + max(0, self._discard - keep) < 1:
             return self._reject("not_allowed", seat)
-        self._push()
         if self._fresh:
             self._close_windows(seat)
         self._take(1)
-        self._set_count(seat, self._counts[seat] + 1)
+        self._counts[seat] += 1
         if self._uno[seat]:
             self._set_uno(seat, UNO_NONE)
         self._armed = -1
         self._phase = DRAWN
         name = self._names[seat]
-        self._events.append(Drew(name, 1))
-        self._events.append(DrawnCardPrompt(name, self._rules.drawn_card == "must_play"))
+        self._note(Drew, name, 1)
+        self._note(DrawnCardPrompt, name, self._rules.drawn_card == "must_play")
         return self._verdict()
 
     def _on_pass(self, obs: Pass) -> Verdict:
@@ -951,7 +1025,6 @@ class Table:
             return self._reject("not_your_turn", seat)
         if phase != DRAWN:
             return self._reject("not_allowed", seat)
-        self._push()
         if self._fresh:
             self._close_windows(seat)
         following = self._next(seat)
@@ -973,10 +1046,9 @@ class Table:
     def _pending_reason(self) -> str:
         if self._stack_cards > 1:
             return "stack"
-        return "draw4" if self._top is not None and self._top.rank is Rank.WILD_DRAW4 else "draw2"
+        return "draw4" if self._top is not None and self._top.rank is _WILD_DRAW4 else "draw2"
 
     def _accept(self, seat: int) -> Verdict:
-        self._push()
         if self._fresh:
             self._close_windows(seat)
         self._give(seat, self._pending, self._pending_reason())
@@ -999,24 +1071,22 @@ class Table:
             seat = victim if obs.by is None else self._seat_of(obs.by)
             if seat != victim:
                 return self._reject("not_your_challenge", seat)
-            self._push()
             if self._fresh:
                 self._close_windows(seat)
             self._phase = REVEAL
-            self._events.append(RevealNeeded(self._names[challenge[0]], "challenge"))
+            self._note(RevealNeeded, self._names[challenge[0]], "challenge")
             return self._verdict()
         seat = -1 if obs.by is None else self._seat_of(obs.by)
         if self._phase in _ROUND_OVER or self._phase in _OWED:
             return self._reject_in_phase(seat)
         top = self._top
-        if top is not None and top.rank is Rank.WILD_DRAW4:
+        if top is not None and top.rank is _WILD_DRAW4:
             return self._reject("too_late", seat)
         return self._reject("nothing_to_challenge", seat)
 
     def _settle_challenge(self, hand: tuple[Card, ...]) -> Verdict:
         player, victim, under_top, under_colour = self._challenge
         guilty = not wd4_is_legal(hand, under_top, under_colour, self._rules)
-        self._push()
         events = self._events
         events.append(ChallengeSettled(self._names[victim], self._names[player], guilty))
         self._challenge = None
@@ -1028,7 +1098,7 @@ class Table:
                 # Stacking: the draws stacked below the Wild Draw Four still wait for the challenger.
                 self._phase = PENDING
                 self._turn = victim
-                events.append(DrawPending(self._names[victim], self._pending))
+                self._note(DrawPending, self._names[victim], self._pending)
                 return self._verdict()
             following = victim
             if self._rules.challenge_success_next == "challenger_skipped":
@@ -1065,10 +1135,9 @@ class Table:
             return self._reject("not_allowed", seat)
         if phase == REVEAL:
             return self._settle_challenge(obs.cards)
-        self._push()
         points = hand_points(obs.cards, self._rules)
-        self._hand_points = (*self._hand_points[:seat], points, *self._hand_points[seat + 1 :])
-        self._to_reveal = tuple(s for s in self._to_reveal if s != seat)
+        self._hand_points[seat] = points
+        self._to_reveal.remove(seat)
         if not self._to_reveal:
             self._score_round()
         return self._verdict()
@@ -1091,12 +1160,12 @@ class Table:
         self._pending = 0
         self._stack_cards = 0
         self._challenge = None
-        self._uno = (UNO_NONE,) * self._n
-        self._fresh = ()
-        self._shouts = (0,) * self._n
+        self._uno = [UNO_NONE] * self._n
+        self._fresh = []
+        self._shouts = [0] * self._n
         self._phase = SCORES
         winner = self._round_winner
-        self._to_reveal = tuple(
+        self._to_reveal = list(
             s
             for s in self._seats_from(winner)
             if not self._eliminated[s] and self._counts[s] > 0 and not self._teammates(s, winner)
@@ -1129,7 +1198,7 @@ class Table:
                     continue
                 mate = (s + 2) % 4 if rules.partners else s
                 scores[s] += hands[s] + (hands[mate] if mate != s else 0)
-        self._scores = tuple(scores)
+        self._scores = scores
         self._points = points
         events = self._events
         events.append(RoundWon(self._names[winner], points, tuple(zip(self._names, scores, strict=True))))
@@ -1142,7 +1211,7 @@ class Table:
                 if not eliminated[s] and scores[s] >= rules.target_score:
                     eliminated[s] = True
                     events.append(Eliminated(self._names[s]))
-            self._eliminated = tuple(eliminated)
+            self._eliminated = eliminated
             remaining = [s for s in range(self._n) if not eliminated[s]]
             teams = {s % 2 if rules.partners else s for s in remaining}
             if len(teams) == 1:
@@ -1167,15 +1236,12 @@ class Table:
         if phase not in (FLIP, REFLIP, NEXT_ROUND):
             return self._reject_in_phase()
         if phase == NEXT_ROUND:
-            self._push()
             self._round_number += 1
             self._dealer = self._next_clockwise(self._dealer)
             self._start_round()
             self._events.append(RoundStarted(self._round_number, self._names[self._dealer]))
         elif self._draw_pile < 1:
             return self._reject("not_allowed")
-        else:
-            self._push()
         card = obs.card
         self._draw_pile -= 1
         self._discard += 1
@@ -1197,7 +1263,7 @@ class Table:
         rules = self._rules
         events = self._events
         first = self._first_player
-        if card.rank is Rank.WILD_DRAW4:
+        if card.rank is _WILD_DRAW4:
             how = rules.first_card_wild_draw4
             if how == "reshuffle":
                 self._draw_pile += 1
@@ -1225,14 +1291,14 @@ class Table:
             events.append(FlipNeeded("first_card_ignored"))
             return
         following = first
-        if card.rank is Rank.SKIP:
+        if card.rank is _SKIP:
             events.append(self._ev_skipped[first])
             following = self._next(first)
-        elif card.rank is Rank.REVERSE:
+        elif card.rank is _REVERSE:
             self._direction = -1
-            events.append(DirectionChanged(DIRECTION_NAMES[-1]))
+            self._note(DirectionChanged, DIRECTION_NAMES[-1])
             following = self._dealer
-        elif card.rank is Rank.DRAW2:
+        elif card.rank is _DRAW2:
             self._give(first, 2, "first_card")
             events.append(self._ev_skipped[first])
             following = self._next(first)
@@ -1253,12 +1319,10 @@ class Table:
         state = self._uno[seat]
         rules = self._rules
         if state in (UNO_FRESH, UNO_CALLED):
-            self._push()
             self._set_uno(seat, UNO_CALLED)
         elif state in (UNO_STALE, UNO_CLOSED):
             if rules.uno_call_moment != "holding_one":
                 return self._reject("too_late", seat)
-            self._push()
             self._set_uno(seat, UNO_CALLED)
         elif (
             rules.uno_call_moment == "with_second_to_last"
@@ -1267,19 +1331,17 @@ class Table:
             and self._counts[seat] == 2
         ):
             # Called together with the second-to-last card, a moment before it lands (S1).
-            self._push()
             self._armed = seat
         else:
             holders = [s for s, st in enumerate(self._uno) if st in (UNO_FRESH, UNO_STALE) and s != seat]
             if not holders:
                 return self._reject("not_allowed", seat)
             # Someone else shouts "UNO" at a forgetful player first (what S3's catch requires).
-            self._push()
             shouts = list(self._shouts)
             for holder in holders:
                 shouts[holder] |= 1 << seat
-            self._shouts = tuple(shouts)
-        self._events.append(UnoCalled(self._names[seat]))
+            self._shouts = shouts
+        self._note(UnoCalled, self._names[seat])
         return self._verdict()
 
     def _on_catch(self, obs: Catch) -> Verdict:
@@ -1296,24 +1358,13 @@ class Table:
         if state in (UNO_FRESH, UNO_STALE) or (
             state == UNO_CALLED and rules.uno_catcher_must_call_first and self._shouts[target] >> catcher & 1
         ):
-            self._push()
             self._events.append(UnoCaught(self._names[target], self._names[catcher]))
             self._give(target, 2, "uno")
             return self._verdict()
         if state == UNO_CLOSED:
             return self._reject("too_late", catcher)
         if rules.false_catch_penalty:
-            self._push()
             self._events.append(Rejected(self._names[catcher], "nothing_to_catch"))
             self._give(catcher, rules.false_catch_penalty, "false_catch")
             return self._verdict("nothing_to_catch")
         return self._reject("nothing_to_catch", catcher)
-
-    # ----------------------------------------------------------------------------------- undo
-
-    def _on_undo(self, obs: Undo) -> Verdict:
-        if not self._undo:
-            return self._reject("not_allowed")
-        snapshot, observation = self._undo.pop()
-        self._restore(snapshot)
-        return Verdict(True, None, (), (Undone(observation),))
