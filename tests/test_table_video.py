@@ -1,0 +1,126 @@
+"""The simulated table video: deterministic frames, a truth log matching the pictures, a real calibration."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.plane import profile_from_markers
+from referee.errors import UserError
+from referee.table.video import OracleReader, TableVideo, VideoSettings
+
+PLAYERS = ["Anna", "Ben", "Clara"]
+STEPS = [
+    {"flip": "green-4"},
+    {"play": "red-7", "by": "Anna"},  # not legal on green-4, but the video films what happens
+    {"draw": 1, "by": "Ben"},
+    {"play": "red-7", "by": "Ben"},  # the identical card replayed
+    {"colour": "red"},
+    {"play": "wild", "by": "Clara"},
+    {"reveal": ["blue-2", "yellow-skip"], "by": "Anna"},
+]
+SMALL = VideoSettings(frame_size=(640, 480))
+
+
+@pytest.fixture(scope="module")
+def video() -> TableVideo:
+    return TableVideo(STEPS, PLAYERS, seed=5, settings=SMALL)
+
+
+def test_same_seed_same_frames_and_truth(video: TableVideo) -> None:
+    again = TableVideo(STEPS, PLAYERS, seed=5, settings=SMALL)
+    assert again.frame_count == video.frame_count
+    assert again.truth_json() == video.truth_json()
+    probe = [0, video.truth.pile_events[1].landed_frame - 2, video.frame_count - 1]
+    for index in probe:
+        assert np.array_equal(again.render(index), video.render(index))
+    other = TableVideo(STEPS, PLAYERS, seed=6, settings=SMALL)
+    assert not np.array_equal(other.render(probe[1]), video.render(probe[1]))
+
+
+def test_frames_are_lazy_and_timestamped_at_the_frame_rate(video: TableVideo) -> None:
+    frames = video.frames(start=10, stop=13)
+    first = next(frames)
+    assert (first.index, first.timestamp) == (10, pytest.approx(10 / SMALL.fps))
+    assert first.image.shape == (480, 640, 3) and first.image.dtype == np.uint8
+    assert [frame.index for frame in frames] == [11, 12]
+
+
+def test_truth_log_follows_the_steps(video: TableVideo) -> None:
+    events = video.truth.pile_events
+    assert [(e.kind, e.card, e.step) for e in events] == [
+        ("flip", "green-4", 0),
+        ("play", "red-7", 1),
+        ("play", "red-7", 3),
+        ("play", "wild", 5),
+    ]
+    assert [e.identical_replay for e in events] == [False, False, True, False]
+    assert events[1].pose != events[2].pose
+    for earlier, later in itertools.pairwise(events):
+        assert earlier.landed_frame < earlier.hand_left_frame < later.landed_frame
+    for event in events:
+        assert event.landed_s == pytest.approx(event.landed_frame / SMALL.fps)
+    (reveal,) = video.truth.reveals
+    assert reveal.cards == ("blue-2", "yellow-skip") and reveal.by == "Anna"
+    assert events[-1].hand_left_frame < reveal.laid_frame < reveal.removed_frame <= video.frame_count
+    kinds = [d.kind for d in video.truth.disturbances]
+    assert "draw" in kinds and "reveal" in kinds and "clear-scoring" in kinds
+    json.dumps(video.truth_json())  # plain JSON all the way down
+
+
+def test_hand_left_is_the_first_frame_without_hand_over_the_pile(video: TableVideo) -> None:
+    for event in video.truth.pile_events:
+        assert video.hand_over("discard", video._specs[event.hand_left_frame - 1].hand)
+        assert not video.hand_over("discard", video._specs[event.hand_left_frame].hand)
+
+
+def test_oracle_sees_the_landed_card_on_top_once_the_hand_left(video: TableVideo) -> None:
+    oracle = OracleReader(video)
+    for event in video.truth.pile_events:
+        oracle.show(event.hand_left_frame)
+        crop = video.view.crop(video.render(event.hand_left_frame), "discard")
+        names = [card.name for card in oracle.read(crop)]
+        assert event.card in names
+        scene = video.scene(event.hand_left_frame)
+        top = [card for card in scene.cards if card.top_of_pile]
+        assert [card.sprite_name for card in top] == [event.card]
+    oracle.show(0)  # before the deal: an empty pile
+    assert oracle.read(video.view.crop(video.render(0), "discard")) == []
+
+
+def test_markers_in_the_picture_give_the_videos_own_calibration(video: TableVideo) -> None:
+    measured = profile_from_markers(video.render(0), SMALL.table_size_mm)
+    difference = np.abs(np.float64(measured.image_corners) - np.float64(video.calibration.image_corners))
+    assert difference.max() < 1.0
+    video.view.check_zones_in_frame()
+
+
+def test_lighting_drifts_but_a_still_table_stays_still(video: TableVideo) -> None:
+    last = video.frame_count - 1
+    brightness = [float(video.render(last, at_s=t).mean()) for t in np.arange(0.0, 120.0, 5.0)]
+    assert max(brightness) / min(brightness) > 1.03  # the room's light drifts over minutes
+    noise = video.render(last, at_s=100.0).astype(np.float32) - video.render(last, at_s=100.2)
+    assert 0.5 < float(np.std(noise)) < 8
+
+
+def test_write_video_with_truth_and_calibration(tmp_path, video: TableVideo) -> None:
+    short = TableVideo(STEPS[:2], PLAYERS, seed=1, settings=VideoSettings(frame_size=(320, 240)))
+    truth_path, calibration_path = short.write(tmp_path / "game.avi")
+    capture = cv2.VideoCapture(str(tmp_path / "game.avi"))
+    assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == short.frame_count
+    capture.release()
+    assert json.loads(truth_path.read_text())["pile_events"][1]["card"] == "red-7"
+    assert json.loads(calibration_path.read_text())["method"] == "simulated"
+    with pytest.raises(UserError, match=r"\.mp4 or \.avi"):
+        short.write(tmp_path / "game.gif")
+
+
+def test_bad_settings_are_one_line_errors() -> None:
+    with pytest.raises(UserError, match="fps"):
+        VideoSettings(fps=0)
+    with pytest.raises(UserError, match="two players"):
+        TableVideo(STEPS, ["Solo"])
