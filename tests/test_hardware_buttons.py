@@ -157,3 +157,25 @@ def test_seat_picker_cancel_ignore_and_single_candidate():
     assert picker.feed(ButtonName.UNDO) == PickStep("cancelled")
     assert SeatPicker(["Ben"]).result == PickStep("chosen", "Ben")
     assert SeatPicker(["Anna", "Ben"]).feed(ButtonName.RED) == PickStep("cancelled")
+
+
+def test_wiring_doc_matches_the_default_pins():
+    """docs/hardware.md's wiring table is what a newcomer solders: it must match the config defaults."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "hardware.md").read_text(encoding="utf-8")
+    # BCM → physical pin on the 40-pin header (Raspberry Pi pinout), and the ground pins
+    physical = {5: 29, 6: 31, 13: 33, 19: 35, 26: 37, 12: 32, 16: 36, 20: 38, 21: 40}
+    grounds = {6, 9, 14, 20, 25, 30, 34, 39}
+    rows = {}
+    for line in doc.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) == 5 and cells[2].isdigit():
+            rows[cells[0].split()[0].lower()] = (int(cells[2]), int(cells[3]), int(cells[4]))
+    defaults = ButtonConfig().pins()
+    assert set(rows) == set(defaults)
+    for name, (bcm, pin, ground) in rows.items():
+        assert bcm == defaults[name] and pin == physical[bcm] and ground in grounds, name
+    for key, button in KEYS.items():
+        shown = {" ": "Space", "\n": "Enter", "\x7f": "Backspace"}.get(key, f"`{key}`")
+        assert shown in doc, f"key {key!r} for {button.value} is not documented"
