@@ -73,7 +73,9 @@ class Letterbox:
         height, width = image_bgr.shape[:2]
         new_width, new_height = round(width * self.scale), round(height * self.scale)
         if (new_width, new_height) != (width, height):
-            interpolation = cv2.INTER_AREA if self.scale < 1 else cv2.INTER_LINEAR
+            # Bilinear as Ultralytics predicts (and 7× cheaper on a crop); area averaging only for
+            # strong shrinking, where bilinear would alias small indices away.
+            interpolation = cv2.INTER_AREA if self.scale < 0.5 else cv2.INTER_LINEAR
             image_bgr = cv2.resize(image_bgr, (new_width, new_height), interpolation=interpolation)
         top, left = int(self.pad_y), int(self.pad_x)
         bottom, right = self.size - new_height - top, self.size - new_width - left

@@ -17,16 +17,17 @@ if TYPE_CHECKING:
 TILING_CHOICES = ("auto", "always", "never")
 
 
-def add_detector_arguments(parser: argparse.ArgumentParser, threads: int) -> None:
-    """``--model --backend --conf --iou --imgsz --threads``."""
+def add_detector_arguments(parser: argparse.ArgumentParser, threads: int, backend: bool = True) -> None:
+    """``--model [--backend] --conf --iou --imgsz --threads``."""
     parser.add_argument(
         "--model", type=Path, help="detector ONNX file (default: the shipped model or $UNO_REFEREE_MODEL)"
     )
-    parser.add_argument(
-        "--backend",
-        default="onnxruntime",
-        help="onnxruntime (default), opencv-dnn, or ultralytics if installed",
-    )
+    if backend:
+        parser.add_argument(
+            "--backend",
+            default="onnxruntime",
+            help="onnxruntime (default), opencv-dnn, or ultralytics if installed",
+        )
     parser.add_argument("--conf", type=float, default=0.25, help="minimum detection score (default 0.25)")
     parser.add_argument("--iou", type=float, default=0.5, help="NMS overlap threshold (default 0.5)")
     parser.add_argument(

@@ -1,0 +1,106 @@
+"""``uno-referee bench vision``: detector latency per backend on a discard-zone crop.
+
+One line per backend, ``BACKEND: median_ms=… p90_ms=…``, timing the whole ``Detector.detect``
+call (letterbox, inference, decoding and NMS) on one thread by default — the budget the pile
+watcher has on the Pi. Latency does not depend on the weights, so a random-init export measures
+the same as the trained model; by default the shipped model (and its int8 twin, when present)
+is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from referee.errors import UserError
+from referee.vision.options import add_detector_arguments
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_detector_arguments(parser, threads=1, backend=False)
+    parser.add_argument(
+        "--backends", help="comma-separated backends to measure (default: every one installed here)"
+    )
+    parser.add_argument(
+        "--image", type=Path, help="picture to crop the discard zone from (default: synthetic)"
+    )
+    parser.add_argument(
+        "--crop", type=int, default=400, help="side of the square discard-zone crop (default 400)"
+    )
+    parser.add_argument("--runs", type=int, default=200, help="timed runs per backend (default 200)")
+    parser.add_argument("--warmup", type=int, default=20, help="untimed runs first (default 20)")
+    parser.add_argument(
+        "--reader", action="store_true", help="also time the whole card reader on the crop (onnxruntime)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from models import QUANTISED_MODEL_FILE, default_model_path, model_file
+    from referee.vision.backends import available_backends, load_detector
+    from referee.vision.reader import CardReader
+
+    if args.runs < 5 or args.warmup < 0:
+        raise UserError("--runs must be at least 5 and --warmup not negative")
+    installed = available_backends()
+    backends = args.backends.split(",") if args.backends else installed
+    for backend in backends:
+        if backend not in installed:
+            raise UserError(f"backend {backend!r} is not available here: choose from {', '.join(installed)}")
+    crop = discard_zone_crop(args.image, args.crop)
+    model = args.model or default_model_path()
+    variants = [(backend, model) for backend in backends]
+    quantised = model_file(QUANTISED_MODEL_FILE)
+    if args.model is None and quantised.is_file() and "onnxruntime" in backends:
+        variants.append(("onnxruntime-int8", quantised))
+    print(f"crop {crop.shape[1]}x{crop.shape[0]}, threads={args.threads}, runs={args.runs}, model {model}")
+    for label, path in variants:
+        backend = label.removesuffix("-int8")
+        detector = load_detector(
+            path, backend, imgsz=args.imgsz, conf=args.conf, iou=args.iou, threads=args.threads
+        )
+        median, p90 = time_call(lambda d=detector: d.detect(crop), args.runs, args.warmup)
+        print(f"{label}: median_ms={median:.2f} p90_ms={p90:.2f} imgsz={detector.imgsz}", flush=True)
+        if args.reader and label == "onnxruntime":
+            reader = CardReader(detector)
+            median, p90 = time_call(lambda r=reader: r.read(crop), args.runs, args.warmup)
+            print(f"reader({label}): median_ms={median:.2f} p90_ms={p90:.2f}", flush=True)
+    return 0
+
+
+def time_call(call: Callable[[], object], runs: int, warmup: int) -> tuple[float, float]:
+    """Median and 90th percentile wall time of ``call()`` in milliseconds."""
+    for _ in range(warmup):
+        call()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), float(np.percentile(times, 90))
+
+
+def discard_zone_crop(image_path: Path | None, side: int) -> np.ndarray:
+    """A square crop of ``side`` px: the centre of ``image_path``, or a synthetic table with a card."""
+    if side < 32:
+        raise UserError(f"--crop must be at least 32 px, not {side}")
+    if image_path is not None:
+        from referee.vision.images import read_image
+
+        image = read_image(image_path)
+        height, width = image.shape[:2]
+        top, left = max(0, (height - side) // 2), max(0, (width - side) // 2)
+        return np.ascontiguousarray(image[top : top + side, left : left + side])
+    import cv2
+
+    rng = np.random.default_rng(0)
+    crop = np.clip(np.float32((60, 90, 70)) + rng.normal(0, 8, (side, side, 3)), 0, 255).astype(np.uint8)
+    card = (side // 4, side // 6, side * 3 // 4, side * 5 // 6)
+    cv2.rectangle(crop, card[:2], card[2:], (245, 245, 245), -1)
+    cv2.rectangle(crop, (card[0] + 8, card[1] + 8), (card[2] - 8, card[3] - 8), (40, 40, 200), -1)
+    cv2.putText(crop, "7", (card[0] + 14, card[1] + 44), cv2.FONT_HERSHEY_DUPLEX, 1.2, (255, 255, 255), 3)
+    return crop
