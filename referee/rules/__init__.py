@@ -24,7 +24,7 @@ from referee.rules.cards import (
     parse_cards,
     parse_colour,
 )
-from referee.rules.events import EVENT_TYPES, Event
+from referee.rules.events import EVENT_TYPES, Event, event_to_dict
 from referee.rules.legality import can_play, can_stack, declarable_colours, playable_cards, wd4_is_legal
 from referee.rules.observations import (
     OBSERVATION_TYPES,
@@ -91,6 +91,7 @@ __all__ = [
     "can_stack",
     "card_points",
     "deck",
+    "event_to_dict",
     "declarable_colours",
     "hand_points",
     "observation_from_dict",

@@ -9,11 +9,16 @@ phrase book can check that it has a sentence for each.
 NextTurn(player='Ben')
 >>> sorted(cls.__name__ for cls in EVENT_TYPES)[:3]
 ['CardPlayed', 'ChallengePrompt', 'ChallengeSettled']
+>>> from referee.rules.cards import parse_card
+>>> event_to_dict(CardPlayed("Anna", parse_card("red-7")))
+{'type': 'CardPlayed', 'player': 'Anna', 'card': 'red-7', 'jump_in': False}
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from referee.rules.cards import Card, Colour
 from referee.rules.observations import Observation
@@ -284,3 +289,23 @@ EVENT_TYPES: tuple[type[Event], ...] = tuple(
     for value in dict(globals()).values()
     if isinstance(value, type) and issubclass(value, Event) and value is not Event
 )
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Card):
+        return value.name
+    if isinstance(value, Colour):
+        return value.label
+    if isinstance(value, Observation):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The JSON-ready form a journal stores: ``type`` plus the fields, cards and colours by name."""
+    data: dict[str, Any] = {"type": type(event).__name__}
+    for field in dataclasses.fields(event):  # type: ignore[arg-type]
+        data[field.name] = _plain(getattr(event, field.name))
+    return data

@@ -155,6 +155,7 @@ _STATE_FIELDS: tuple[str, ...] = (
     "_dealer",
     "_first_player",
     "_round_number",
+    "_known",
 )
 _state_of = attrgetter(*_STATE_FIELDS)
 #: Recorded observations between two undo checkpoints, and how many checkpoints are kept
@@ -394,6 +395,7 @@ class Table:
         self._points = None
         self._hand_points = [0] * n
         self._to_reveal = []
+        self._known = [()] * n
         self._first_player = self._next_clockwise(self._dealer)
         self._turn = self._first_player
         self._phase = FLIP
@@ -769,6 +771,9 @@ class Table:
                     return self._reject_play(seat, card, "not_identical")
                 return self._reject_play(seat, card, "not_your_turn")
             if can_play(card, self._top, self._colour, self._rules):
+                if phase == DRAWN and card in self._known[seat]:
+                    # R17: after a draw only the drawn card may be played, and this one was seen in the hand.
+                    return self._reject_play(seat, card, "only_drawn_card")
                 return self._play(seat, card, False)
             return self._reject_play(seat, card, "no_match")
         if phase == PENDING:
@@ -778,6 +783,8 @@ class Table:
                 self._challenge = None
                 return self._play(seat, card, False)
             return self._reject_play(seat, card, "must_draw")
+        if self._declines_first_swap(seat):
+            return self._declining_first_swap(self._on_play, obs)
         return self._reject_in_phase(seat)
 
     def _reject_play(self, seat: int, card: Card, reason: str) -> Verdict:
@@ -790,6 +797,8 @@ class Table:
 
     def _play(self, seat: int, card: Card, jump_in: bool) -> Verdict:
         events = self._events
+        if self._known[seat]:
+            self._forget_played(seat, card)
         left = self._counts[seat] - 1
         self._counts[seat] = left
         self._discard += 1
@@ -826,6 +835,20 @@ class Table:
             self._active_count -= 1
         self._apply(seat, card, under)
         return self._verdict()
+
+    def _forget_played(self, seat: int, card: Card) -> None:
+        """Keep a shown hand's known cards up to date when one of its cards is played."""
+        known = list(self._known[seat])
+        if card in known:
+            known.remove(card)
+        elif len(known) >= self._counts[seat]:
+            known = []  # a card the shown hand did not hold and no card drawn since: trust the camera now
+        self._known[seat] = tuple(known)
+
+    def _known_fits(self, seat: int) -> bool:
+        """Whether ``seat`` is known to hold a card that may be played now (from a hand shown earlier)."""
+        top, colour, rules = self._top, self._colour, self._rules
+        return any(can_play(card, top, colour, rules) for card in self._known[seat])
 
     def _apply(self, seat: int, card: Card, under: tuple[Card | None, Colour | None]) -> None:
         """The effect of ``card`` just played by ``seat`` (R18–R22, R34–R38)."""
@@ -944,6 +967,8 @@ class Table:
             mine, theirs = counts[seat], counts[target]
             counts[seat] = theirs
             counts[target] = mine
+            known = self._known
+            known[seat], known[target] = known[target], known[seat]
             self._left_with(seat, theirs)
             self._left_with(target, mine)
         following = seat if first_card else self._next(seat)
@@ -952,13 +977,26 @@ class Table:
         events.append(self._ev_turn[following])
         return self._verdict()
 
+    def _declines_first_swap(self, seat: int) -> bool:
+        """R11: the first player *may* swap after a Wild Swap Hands turned up; playing or drawing declines."""
+        return self._phase == TARGET and self._owed_context == _AFTER_FIRST_CARD and seat == self._owed_by
+
+    def _declining_first_swap(self, handler: Callable[[Any], Verdict], obs: Observation) -> Verdict:
+        self._phase = PLAY
+        verdict = handler(obs)
+        if not verdict.recorded:
+            self._phase = TARGET
+        return verdict
+
     def _pass_hands(self) -> None:
         """Seven-O 0: every hand moves to the next player in the direction of play (R38)."""
         counts = list(self._counts)
         moved = list(counts)
+        known = list(self._known)
         for seat in range(self._n):
             if self._in_round[seat]:
                 moved[self._next(seat)] = counts[seat]
+                self._known[self._next(seat)] = known[seat]
         self._counts = moved
         for seat in range(self._n):
             if self._in_round[seat]:
@@ -978,6 +1016,7 @@ class Table:
         for position, s in enumerate(order):
             counts[s] = share + (1 if position < extra else 0)
         self._counts = counts
+        self._known = [()] * self._n
         for s in seats:
             self._left_with(s, counts[s])
         self._events.append(HandsShuffled(self._names[start]))
@@ -988,6 +1027,8 @@ class Table:
         seat = self._turn if obs.by is None else self._seat_of(obs.by)
         phase = self._phase
         if phase not in (PLAY, DRAWN, PENDING):
+            if self._declines_first_swap(seat):
+                return self._declining_first_swap(self._on_draw, obs)
             return self._reject_in_phase(seat)
         if seat != self._turn:
             return self._reject("not_your_turn", seat)
@@ -999,6 +1040,9 @@ class Table:
         if phase == DRAWN:
             return self._reject("only_drawn_card", seat)
         if obs.cards != 1:
+            return self._reject("not_allowed", seat)
+        if not self._rules.voluntary_draw and self._known[seat] and self._known_fits(seat):
+            # R16 (S2): drawing only when nothing fits; the hand shown earlier still holds a card that fits.
             return self._reject("not_allowed", seat)
         keep = 1 if self._keep_top else 0
         if self._draw_pile + max(0, self._discard - keep) < 1:
@@ -1134,6 +1178,7 @@ class Table:
             # The camera must see the whole hand: a count that differs means cards are missing or extra.
             return self._reject("not_allowed", seat)
         if phase == REVEAL:
+            self._known[seat] = obs.cards
             return self._settle_challenge(obs.cards)
         points = hand_points(obs.cards, self._rules)
         self._hand_points[seat] = points

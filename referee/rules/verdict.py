@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.rules.events import Event
+from typing import Any
+
+from referee.rules.events import Event, event_to_dict
 
 #: Why an observation was rejected (SCENARIOS.md).
 REJECTION_CODES: tuple[str, ...] = (
@@ -85,6 +87,15 @@ class Verdict:
         ``false_catch_penalty``): replaying the journal must draw those cards again.
         """
         return self.ok or bool(self.penalties)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form a journal stores."""
+        return {
+            "ok": self.ok,
+            "reason": self.reason,
+            "penalties": [penalty.to_dict() for penalty in self.penalties],
+            "events": [event_to_dict(event) for event in self.events],
+        }
 
     def __repr__(self) -> str:
         return (
