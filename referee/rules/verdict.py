@@ -10,7 +10,6 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import Any
 
 from referee.rules.events import Event, event_to_dict
