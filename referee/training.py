@@ -43,7 +43,6 @@ AUGMENTATION: dict[str, float] = {
     "scale": 0.5,
     "translate": 0.1,
     "mosaic": 1.0,
-    "close_mosaic": 10,
 }
 
 
@@ -167,6 +166,7 @@ def train(
             "seed": seed,
             "deterministic": False,
             "cache": cache,
+            "close_mosaic": max(1, min(10, epochs // 4)),  # the last quarter sees whole, unmixed scenes
             **AUGMENTATION,
         }
         if hours:
