@@ -203,17 +203,11 @@ class ImageFolder:
         self._next = 0
 
     def read(self) -> Frame | None:
-        import cv2
-
         if self.exhausted:
             return None
-        path = self._files[self._next]
         index = self._next
         self._next += 1
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise UserError(f"cannot read image {path}: is it a valid {path.suffix} file?")
-        return Frame(image, index * self._interval, index)
+        return Frame(read_image(self._files[index]), index * self._interval, index)
 
     def close(self) -> None:
         """Nothing to release: images are read one at a time."""
@@ -221,6 +215,21 @@ class ImageFolder:
     @property
     def exhausted(self) -> bool:
         return self._next >= len(self._files)
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """A picture file as BGR, or a one-line error (without OpenCV's own warnings on stderr)."""
+    import cv2
+
+    path = Path(path)
+    try:
+        data = np.fromfile(path, np.uint8)
+    except OSError:
+        raise UserError(f"picture {path} not found or not readable") from None
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise UserError(f"cannot read the picture {path}: is it a JPEG or PNG?")
+    return image
 
 
 class PiCamera:

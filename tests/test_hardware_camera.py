@@ -21,6 +21,7 @@ from hardware.camera import (
     ResilientCamera,
     VideoFile,
     open_source,
+    read_image,
     read_still,
 )
 from referee.errors import UserError
@@ -160,6 +161,20 @@ def test_image_folder_in_name_order(tmp_path):
     assert folder.exhausted and folder.read() is None
     assert [round(float(f.image.mean()) / 50) for f in frames] == [1, 2, 3]
     assert [f.timestamp for f in frames] == pytest.approx([0.0, 0.2, 0.4])
+
+
+def test_unreadable_pictures_are_one_line_without_opencv_noise(tmp_path, capfd):
+    broken = tmp_path / "broken.jpg"
+    broken.write_text("not a picture")
+    with pytest.raises(UserError, match="is it a JPEG or PNG"):
+        read_image(broken)
+    with pytest.raises(UserError, match="not found"):
+        read_image(tmp_path / "missing.jpg")
+    folder = ImageFolder(broken)
+    folder.open()
+    with pytest.raises(UserError, match=r"broken\.jpg"):
+        folder.read()
+    assert capfd.readouterr().err == ""
 
 
 def test_empty_folder_and_missing_path_are_user_errors(tmp_path):

@@ -135,16 +135,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _picture(args: argparse.Namespace, config):
     """The camera picture to calibrate on: ``--image`` or a settled frame from the camera."""
-    import cv2
-
-    from hardware.camera import open_source, read_still
-    from referee.errors import UserError
+    from hardware.camera import open_source, read_image, read_still
 
     if args.image is not None:
-        frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise UserError(f"cannot read the picture {args.image}: give a JPEG or PNG from the table camera")
-        return frame
+        return read_image(args.image)
     source = open_source(args.camera or config.camera.source, config.camera.width, config.camera.height)
     return read_still(source).image
 
@@ -188,10 +182,8 @@ def _zones(args: argparse.Namespace, frame, corners, table_size):
 
 def _colour_pictures(args: argparse.Namespace, config, phrases, frame_shape) -> dict:
     """One picture per card colour: from ``--colour-image`` files, or shot with the camera (``--colours``)."""
-    import cv2
-
     from calibration.colours import SAMPLE_COLOURS
-    from hardware.camera import open_source, read_still
+    from hardware.camera import open_source, read_image, read_still
     from referee.errors import UserError
 
     pictures = {}
@@ -201,9 +193,7 @@ def _colour_pictures(args: argparse.Namespace, config, phrases, frame_shape) -> 
             raise UserError(
                 f"--colour-image {item!r}: write COLOUR=FILE with COLOUR one of {', '.join(SAMPLE_COLOURS)}"
             )
-        picture = cv2.imread(path, cv2.IMREAD_COLOR)
-        if picture is None:
-            raise UserError(f"cannot read the picture {path} for {colour}")
+        picture = read_image(path)
         if picture.shape != frame_shape:
             raise UserError(
                 f"{path} is not the size of the calibration picture: take all pictures with one camera"
