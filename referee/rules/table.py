@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
-from referee.rules.cards import Card, Colour, Rank, hand_points
+from referee.rules.cards import Card, Colour, Rank, deck, hand_points
 from referee.rules.events import (
     CardPlayed,
     ChallengePrompt,
@@ -234,6 +234,7 @@ class Table:
     __slots__ = (
         *_STATE_FIELDS,
         "_checkpoints",
+        "_deck_cards",
         "_deck_size",
         "_events",
         "_interned",
@@ -266,6 +267,7 @@ class Table:
         n = self._n = len(names)
         self._seat = {name: seat for seat, name in enumerate(names)}
         self._deck_size = rules.deck_size
+        self._deck_cards = frozenset(deck(rules))
         self._stacking = rules.stacking != "off"
         self._keep_top = rules.reshuffle_keep_top
         self._misplay = rules.misplay_penalty
@@ -762,6 +764,8 @@ class Table:
     def _on_play(self, obs: Play) -> Verdict:
         card = obs.card
         seat = self._turn if obs.by is None else self._seat_of(obs.by)
+        if card not in self._deck_cards:
+            return self._reject_play(seat, card, "not_allowed")  # not in this deck: a misread card
         phase = self._phase
         if phase in (PLAY, DRAWN):
             if seat != self._turn:
@@ -1174,8 +1178,9 @@ class Table:
             return self._reject("not_allowed", seat)
         if phase == SCORES and seat not in self._to_reveal:
             return self._reject("not_allowed", seat)
-        if len(obs.cards) != self._counts[seat]:
-            # The camera must see the whole hand: a count that differs means cards are missing or extra.
+        if len(obs.cards) != self._counts[seat] or not self._deck_cards.issuperset(obs.cards):
+            # The camera must see the whole hand: a count that differs means cards are missing or extra;
+            # a card that is not in this deck is a misread.
             return self._reject("not_allowed", seat)
         if phase == REVEAL:
             self._known[seat] = obs.cards
@@ -1280,6 +1285,8 @@ class Table:
         phase = self._phase
         if phase not in (FLIP, REFLIP, NEXT_ROUND):
             return self._reject_in_phase()
+        if obs.card not in self._deck_cards:
+            return self._reject("not_allowed")
         if phase == NEXT_ROUND:
             self._round_number += 1
             self._dealer = self._next_clockwise(self._dealer)
