@@ -113,6 +113,7 @@ class GateSettings:
     motion_share: float = 0.002  # share of changed pixels between two frames that is motion
     change_share: float = 0.005  # share changed against the last settled picture worth a read
     settle_s: float = 0.12  # no motion for this long: settled
+    white_level: float = 235.0  # grey values above this count as the same clipped white
 
 
 class MotionGate:
@@ -135,7 +136,10 @@ class MotionGate:
         """
         lit = before > 8
         gain = float(np.median(after[lit] / before[lit])) if lit.any() else 1.0
-        return np.abs(after - before * gain) > self.settings.pixel_threshold
+        # Above the white level the sensor clips: a brighter room cannot make white cards whiter.
+        white = self.settings.white_level
+        predicted = np.minimum(before * gain, white)
+        return np.abs(np.minimum(after, white) - predicted) > self.settings.pixel_threshold
 
     def changed_share(self, before: np.ndarray, after: np.ndarray) -> float:
         """Share of pixels that changed (see :meth:`changed`)."""
@@ -261,19 +265,19 @@ class PileWatcher:
         if same and subject is not None:
             same = last_subject is not None and _same_card(subject, last_subject)
         self._streak = ((verdict, subject), count + 1 if same else 1)
-        if self._streak[1] < settings.confirm_reads:
-            return []
-        if verdict == "new":
+        confirmed = self._streak[1] >= settings.confirm_reads
+        if confirmed and verdict == "new":
             return [self._landed(subject, readings, small, timestamp)]  # type: ignore[arg-type]
-        if verdict == "same":
+        if confirmed and verdict == "same":
             self._remember(readings)
             self._settle(small)
             return []
-        if verdict == "empty":
+        if confirmed and verdict == "empty":
             had_cards = self._top is not None
             self._known, self._top, self._empty = [], None, small
             self._settle(small)
             return [PileCleared(timestamp)] if had_cards else []
+        # Unreadable, or reads that keep disagreeing: keep trying for a while, then ask — never guess.
         if timestamp - (self._reading_since or timestamp) >= settings.unreadable_after_s:
             self._settle(small)  # asked once; the next motion in the zone starts afresh
             return [CardUnreadable(timestamp)]

@@ -1,0 +1,233 @@
+"""The pile watcher: motion gate, one event per card, replays, hands, unreadable cards, idle cost."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pytest
+
+from referee.render.cards import parse_card_name
+from referee.table.pile import (
+    CardLanded,
+    CardUnreadable,
+    MotionGate,
+    PileCleared,
+    PileEvent,
+    PileWatcher,
+    read_laid_out,
+)
+from referee.table.video import OracleReader, TableVideo, VideoSettings
+from referee.vision.classes import SYMBOL_CLASSES
+from referee.vision.detection import Detection
+from referee.vision.reader import Card
+
+PLAYERS = ["Anna", "Ben", "Clara", "Dan"]
+GAME = [
+    {"flip": "blue-5"},
+    {"play": "blue-8", "by": "Anna"},
+    {"play": "blue-8", "by": "Ben"},  # identical card replayed
+    {"draw": 1, "by": "Clara"},
+    {"pass": True, "by": "Clara"},
+    {"play": "green-8", "by": "Dan"},
+    {"play": "wild-draw4", "by": "Anna"},
+    {"colour": "yellow"},
+    {"play": "yellow-draw2", "by": "Ben"},
+    {"play": "yellow-draw2", "by": "Clara"},  # and again
+]
+SMALL = dict(frame_size=(640, 480))
+
+
+def watch(video: TableVideo, watcher_reader: Callable[[OracleReader], object] | None = None):
+    """Every frame of the video through crop → watcher with the oracle; returns (events, watcher)."""
+    oracle = OracleReader(video)
+    watcher = PileWatcher(watcher_reader(oracle) if watcher_reader else oracle)
+    events: list[PileEvent] = []
+    for frame in video.frames():
+        oracle.show(frame.index)
+        events += watcher.feed(video.view.crop(frame.image, "discard"), frame.timestamp)
+    return events, watcher
+
+
+@pytest.fixture(scope="module")
+def busy_game() -> tuple[TableVideo, list[PileEvent]]:
+    """A hand hovers over the pile before every play; draws reach across the table."""
+    video = TableVideo(GAME, PLAYERS, seed=11, settings=VideoSettings(feint_share=1.0, **SMALL))
+    events, _ = watch(video)
+    return video, events
+
+
+def test_every_card_reported_once_with_its_name_soon_after_the_hand_left(busy_game) -> None:
+    video, events = busy_game
+    truth = video.truth.pile_events
+    landed = [event for event in events if isinstance(event, CardLanded)]
+    assert [event.card for event in landed] == [event.card for event in truth]
+    assert [event.replayed for event in landed] == [event.identical_replay for event in truth]
+    assert sum(event.replayed for event in landed) == 2
+    following = [event.landed_s for event in truth[1:]] + [video.duration_s]
+    for reported, expected, next_landing in zip(landed, truth, following, strict=True):
+        assert expected.hand_left_s < reported.timestamp <= expected.hand_left_s + 0.5 < next_landing
+    assert not [event for event in events if not isinstance(event, CardLanded)]
+
+
+def test_hands_over_the_pile_report_nothing(busy_game) -> None:
+    video, events = busy_game
+    feints = [d for d in video.truth.disturbances if d.kind == "feint" and d.over_discard]
+    assert len(feints) == 6
+    for feint in feints:
+        start, end = feint.start_frame / video.settings.fps, feint.end_frame / video.settings.fps + 0.5
+        assert not [event for event in events if start <= event.timestamp <= end]
+
+
+def test_unreadable_card_asks_once_then_reads_it_when_straightened() -> None:
+    video = TableVideo(GAME[:3], PLAYERS, seed=4, settings=VideoSettings(off_pile_share=1.0, **SMALL))
+    events, _ = watch(video)
+    truth = video.truth.pile_events
+    assert [e.off_pile_since_s is not None for e in truth] == [False, True, True]
+    asked = [event for event in events if isinstance(event, CardUnreadable)]
+    assert len(asked) == 2
+    for request, card in zip(asked, truth[1:], strict=True):
+        assert card.off_pile_since_s < request.timestamp < card.landed_s
+    assert [e.card for e in events if isinstance(e, CardLanded)] == ["blue-5", "blue-8", "blue-8"]
+
+
+def test_motion_gate_ignores_noise_and_drift_but_fires_on_a_card_landing(busy_game) -> None:
+    video, _ = busy_game
+    gate, view = MotionGate(), video.view
+    last = video.frame_count - 1
+    still = [gate.shrink(view.crop(video.render(last, at_s=t), "discard")) for t in np.arange(0, 90, 0.5)]
+    assert max(gate.changed_share(a, b) for a, b in itertools.pairwise(still)) == 0.0
+    assert max(gate.changed_share(still[0], later) for later in still) <= gate.settings.change_share
+    before, after = video.truth.pile_events[1], video.truth.pile_events[2]  # blue-8 on blue-8
+    settled_before = gate.shrink(view.crop(video.render(before.hand_left_frame + 3), "discard"))
+    settled_after = gate.shrink(view.crop(video.render(after.hand_left_frame + 3), "discard"))
+    assert gate.changed_share(settled_before, settled_after) > 10 * gate.settings.change_share
+
+
+class CountingReader:
+    """Wraps a reader and counts its calls."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.calls = inner, 0
+
+    def read(self, image_bgr):
+        self.calls += 1
+        return self.inner.read(image_bgr)
+
+
+def test_still_table_costs_no_reads() -> None:
+    video = TableVideo(GAME[:2], PLAYERS, seed=2, settings=VideoSettings(**SMALL))
+    oracle = OracleReader(video)
+    counting = CountingReader(oracle)
+    watcher = PileWatcher(counting)
+    last = video.frame_count - 1
+    oracle.show(last)
+    fps = 5.0
+    for k in range(round(60 * fps)):  # a minute of a still table with drifting light
+        t = k / fps
+        watcher.feed(video.view.crop(video.render(last, at_s=video.duration_s + t), "discard"), t)
+        if k == round(fps):
+            settled_reads = counting.calls
+            assert watcher.top_card == "blue-8"
+    assert counting.calls == settled_reads <= 3
+
+
+# --- the state machine on synthetic crops, with a scripted reader -----------------------------
+
+
+def card(name: str, centres: Sequence[tuple[float, float]], size: float = 20.0) -> Card:
+    """A vision-reader card with corner indices of ``size`` pixels at ``centres``."""
+    symbol, colour = parse_card_name(name)
+    indices = tuple(
+        Detection((x - size / 2, y - size / 2, x + size / 2, y + size / 2), 0, SYMBOL_CLASSES[0], 0.9)
+        for x, y in centres
+    )
+    xs, ys = [x for x, _ in centres], [y for _, y in centres]
+    box = (min(xs) - size, min(ys) - size, max(xs) + size, max(ys) + size)
+    return Card(
+        name=name, symbol=symbol, colour=colour, confidence=0.9, box=box, colour_from="hue", indices=indices
+    )
+
+
+class ScriptedReader:
+    """Returns the next scripted answer per call (the last one forever)."""
+
+    def __init__(self, answers: list[list[Card]]) -> None:
+        self.answers, self.calls = answers, 0
+
+    def read(self, image_bgr):
+        answer = self.answers[min(self.calls, len(self.answers) - 1)]
+        self.calls += 1
+        return answer
+
+
+TABLE = np.full((200, 200, 3), 70, np.uint8)
+
+
+def with_card(image: np.ndarray, x: int, y: int, value: int = 220) -> np.ndarray:
+    out = image.copy()
+    out[y : y + 80, x : x + 50] = value
+    return out
+
+
+def feed(watcher: PileWatcher, pictures: Sequence[np.ndarray], fps: float = 15.0, start: float = 0.0):
+    events = []
+    for k, picture in enumerate(pictures):
+        events += watcher.feed(picture, start + k / fps)
+    return events
+
+
+def test_a_single_read_is_not_enough_and_disagreeing_reads_end_in_one_straighten_request() -> None:
+    red7, red1 = card("red-7", [(80, 60), (120, 140)]), card("red-1", [(80, 60), (120, 140)])
+    reader = ScriptedReader([[], [], *[[red7], [red1]] * 20])  # the empty table twice, then a flickering card
+    watcher = PileWatcher(reader)
+    pile = with_card(TABLE, 60, 50)
+    events = feed(watcher, [TABLE] * 6 + [pile] * 60)
+    assert events and all(isinstance(event, CardUnreadable) for event in events) and len(events) == 1
+    reads_at_request = reader.calls
+    events = feed(watcher, [pile] * 30, start=10.0)
+    assert events == [] and reader.calls == reads_at_request  # asked once; nothing moved since
+
+
+def test_resting_hand_that_leaves_the_top_card_visible_reports_nothing() -> None:
+    red7 = card("red-7", [(80, 60), (120, 140)])
+    reader = ScriptedReader([[]])
+    watcher = PileWatcher(reader)
+    pile = with_card(TABLE, 60, 50)
+    feed(watcher, [TABLE] * 6)
+    reader.answers, reader.calls = [[red7]], 0
+    events = feed(watcher, [pile] * 10, start=1.0)
+    assert [(type(e), e.card) for e in events] == [(CardLanded, "red-7")]
+    hand = pile.copy()
+    hand[0:90, 130:200] = (80, 120, 190)  # a hand rests at the edge for half a second
+    events = feed(watcher, [hand] * 8 + [pile] * 10, start=3.0)
+    assert events == []
+    assert watcher.top_card == "red-7"
+
+
+def test_same_card_in_a_new_pose_is_a_replay_and_the_pile_can_be_cleared() -> None:
+    first, second = card("red-7", [(80, 60), (120, 140)]), card("red-7", [(95, 70), (116, 156)])
+    reader = ScriptedReader([[]])
+    watcher = PileWatcher(reader)
+    feed(watcher, [TABLE] * 6)
+    one = with_card(TABLE, 60, 50)
+    two = with_card(one, 75, 62, value=200)
+    reader.answers, reader.calls = [[first]], 0
+    events = feed(watcher, [one] * 8, start=1.0)
+    reader.answers, reader.calls = [[first, second]], 0
+    events += feed(watcher, [two] * 8, start=2.0)
+    assert [(e.card, e.replayed) for e in events if isinstance(e, CardLanded)] == [
+        ("red-7", False),
+        ("red-7", True),
+    ]
+    reader.answers, reader.calls = [[]], 0
+    events = feed(watcher, [TABLE] * 8, start=3.0)
+    assert [type(e) for e in events] == [PileCleared] and watcher.top_card is None
+
+
+def test_laid_out_hand_counts_each_card_as_most_reads_saw_it() -> None:
+    two_sevens = [card("red-7", [(10, 10)]), card("red-7", [(60, 10)]), card("wild", [(110, 10)])]
+    reader = ScriptedReader([two_sevens, two_sevens[:2], [*two_sevens, card("blue-1", [(160, 10)])]])
+    assert read_laid_out(reader, [TABLE] * 3) == ["red-7", "red-7", "wild"]
+    assert read_laid_out(reader, []) == []
