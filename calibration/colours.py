@@ -24,7 +24,7 @@ CARD_CONTRAST = 28.0
 RIM_MM = 4.0
 
 
-def card_field_pixels(crop_bgr: np.ndarray, px_per_mm: float, colour: str = "the") -> np.ndarray:
+def card_field_pixels(crop_bgr: np.ndarray, px_per_mm: float, card: str = "the card") -> np.ndarray:
     """The card's field pixels (N × 3 BGR) in a discard-zone crop, or a one-line error saying what to fix."""
     lab = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
     height, width = lab.shape[:2]
@@ -45,14 +45,14 @@ def card_field_pixels(crop_bgr: np.ndarray, px_per_mm: float, colour: str = "the
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     card_area_px = CARD_MM[0] * CARD_MM[1] * px_per_mm**2
     if count <= 1:
-        raise UserError(f"no card found in the discard zone: lay {colour} card flat in the middle of it")
+        raise UserError(f"no card found in the discard zone: lay {card} flat in the middle of it")
     largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     share = stats[largest, cv2.CC_STAT_AREA] / card_area_px
     if not 0.5 <= share <= 1.8:
         size = "too small" if share < 0.5 else "too big"
         raise UserError(
             f"the thing in the discard zone is {size} for a card ({share:.1f} × a card's area): lay only "
-            f"{colour} card flat in the middle of the discard zone, nothing else"
+            f"{card} flat in the middle of the discard zone, nothing else"
         )
     card = (labels == largest).astype(np.uint8)
     rim = max(1, round(RIM_MM * px_per_mm))
@@ -73,6 +73,6 @@ def colour_model_from_cards(view: TableView, pictures: Mapping[str, np.ndarray])
         raise UserError(f"unknown card colour {unknown[0]!r}: use {', '.join(SAMPLE_COLOURS)}")
     samples = {}
     for colour, picture in pictures.items():
-        article = "a wild" if colour == "black" else f"a {colour}"
-        samples[colour] = card_field_pixels(view.crop(picture, "discard"), view.px_per_mm, article)
+        card = "a wild card" if colour == "black" else f"a {colour} card"
+        samples[colour] = card_field_pixels(view.crop(picture, "discard"), view.px_per_mm, card)
     return ColourModel.from_samples(samples)

@@ -199,7 +199,7 @@ def test_card_field_is_found_and_its_rim_left_out():
     wood = np.all(np.abs(pixels.astype(int) - (60, 105, 150)) < 30, axis=1).mean()
     assert blue > 0.45 and wood < 0.02, (blue, white, wood)
     with pytest.raises(UserError, match="no card found"):
-        card_field_pixels(view.crop(camera_picture(table_canvas()), "discard"), view.px_per_mm, "a red")
+        card_field_pixels(view.crop(camera_picture(table_canvas()), "discard"), view.px_per_mm, "a red card")
 
 
 def test_colour_model_from_one_card_per_colour():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import json
 import os
 import sys
 import types
@@ -165,15 +166,7 @@ class RefereeConfig:
 
     def snapshot(self) -> dict[str, Any]:
         """Plain JSON-able data (paths as text) for the journal's record of how a game was set up."""
-        return _plain(dataclasses.asdict(self))
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return str(value) if isinstance(value, Path) else value
+        return json.loads(json.dumps(dataclasses.asdict(self), default=str))
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> RefereeConfig:
