@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "train",
     "dataset",
     "detect",
+    "eval",
     "scenarios",
     "calibrate",
     "history",

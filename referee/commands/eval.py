@@ -1,0 +1,103 @@
+"""``uno-referee eval FOLDER``: score the detector and the card reader on labelled pictures.
+
+A rendered dataset (``uno-referee dataset``) gives card-level scores too; a YOLO folder such as
+the shared Roboflow photos (add ``--roboflow`` for their class ids) gives symbol-level scores.
+Writes ``report.json`` and ``confusion.png`` into ``--report`` and prints a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from referee.vision.options import add_detector_arguments, add_reader_arguments
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "eval",
+        help="score the card recognition on labelled pictures",
+        description="Score the detector (boxes) and the card reader (cards) on labelled pictures.",
+    )
+    parser.add_argument(
+        "folder", type=Path, help="rendered dataset folder, or a YOLO folder (images/, labels/)"
+    )
+    parser.add_argument("--split", default="val", help="split of a rendered dataset (default val)")
+    parser.add_argument(
+        "--roboflow", action="store_true", help="labels use the shared Roboflow set's class ids"
+    )
+    parser.add_argument("--limit", type=int, help="only the first N pictures")
+    parser.add_argument(
+        "--report", type=Path, default=Path("runs/eval"), help="folder for report.json and confusion.png"
+    )
+    add_detector_arguments(parser, threads=2)
+    add_reader_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from referee.errors import UserError
+    from referee.vision.evaluate import draw_confusion, evaluate, labelled_images
+    from referee.vision.options import reader_from_args, tiles_from_args
+
+    if not args.folder.is_dir():
+        raise UserError(f"no such folder: {args.folder}")
+    images = labelled_images(args.folder, args.split, args.roboflow)[: args.limit]
+    reader = reader_from_args(args)
+
+    def progress(done: int) -> None:
+        if done % 50 == 0:
+            print(f"  {done}/{len(images)} pictures", flush=True)
+
+    evaluation = evaluate(reader, images, tiles_from_args(args), progress)
+    report = {
+        "folder": str(args.folder),
+        "model": str(reader.detector.info.path),
+        "backend": reader.detector.backend,
+        "imgsz": reader.detector.imgsz,
+        "conf": args.conf,
+        **evaluation.to_json(),
+    }
+    try:
+        args.report.mkdir(parents=True, exist_ok=True)
+        (args.report / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        cv2.imwrite(str(args.report / "confusion.png"), draw_confusion(evaluation.confusion))
+    except OSError as error:
+        raise UserError(f"cannot write the report into {args.report}: {error.strerror}") from error
+    print(summary(report))
+    print(f"report: {args.report / 'report.json'}, confusion matrix: {args.report / 'confusion.png'}")
+    return 0
+
+
+def summary(report: dict) -> str:
+    """The report's headline numbers, a few lines for the terminal."""
+    boxes = report["boxes"]["overall"]
+    lines = [
+        f"{report['images']} pictures, model {report['model']} ({report['backend']}, {report['imgsz']} px)",
+        f"boxes: precision {boxes['precision']:.3f} recall {boxes['recall']:.3f} "
+        f"({boxes['tp']} of {boxes['truth']} labelled, {boxes['predicted']} detected)",
+    ]
+    if "cards" in report:
+        cards = report["cards"]
+        overall = cards["overall"]
+        lines += [
+            f"cards: precision {overall['precision']:.3f} recall {overall['recall']:.3f} "
+            f"f1 {overall['f1']:.3f}; "
+            f"multiset F1 per picture {cards['multiset_f1_mean']:.3f} "
+            f"({cards['images_read_perfectly']:.1%} read perfectly)",
+            "colours: "
+            + ", ".join(
+                f"{c} P {s['precision']:.2f} R {s['recall']:.2f}" for c, s in cards["per_colour"].items()
+            ),
+            f"empty pictures: {cards['empty_images_with_cards']} of {cards['empty_images']} with cards "
+            f"({cards['cards_on_empty_images']} false cards); colour from {cards['colour_from']}",
+        ]
+    worst = report["worst_confusions"][:5]
+    if worst:
+        lines.append(
+            "worst confusions: " + ", ".join(f"{w['truth']}→{w['detected']} ×{w['count']}" for w in worst)
+        )
+    return "\n".join(lines)

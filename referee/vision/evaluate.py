@@ -1,0 +1,347 @@
+"""How well the vision runtime reads cards: symbol-level and card-level scores, a confusion matrix.
+
+Two kinds of labelled folders:
+
+* **rendered scenes** written by ``uno-referee dataset`` (``images/SPLIT``, ``labels/SPLIT`` and the
+  card-level sidecars ``meta/SPLIT/*.json``): the reader's *cards* are scored against the visible
+  cards (per card name, per symbol, per colour, the card multiset of each picture, false cards on
+  pictures without any), and the detector's *boxes* against the labels;
+* **YOLO folders** (``images/`` + ``labels/``), such as the shared Roboflow photos (``--roboflow``
+  maps their class ids): boxes only — those photos carry no colour labels.
+
+Boxes are matched greedily by score at IoU ≥ 0.5 regardless of class, so a wrong class counts as a
+confusion (and as a miss plus a false detection); unmatched predictions land in the background row.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.errors import UserError
+from referee.vision.classes import CLASS_NAMES, COLOURS, ROBOFLOW_TO_CLASS, SYMBOL_CLASSES
+from referee.vision.detection import Detection, box_iou
+from referee.vision.images import IMAGE_SUFFIXES, read_image
+from referee.vision.reader import Card, CardReader
+
+BOX_IOU = 0.5  # a detection finds a labelled box (the usual mAP50 criterion)
+CARD_IOU = 0.3  # a read card is a labelled card when one of its indices overlaps one of the card's
+BACKGROUND = len(CLASS_NAMES)  # the extra row/column of the confusion matrix
+WILD = "wild"  # the colour column of wild cards in the per-colour scores
+
+
+@dataclass(frozen=True)
+class TruthCard:
+    """A card the reader should see: its name and its labelled index boxes."""
+
+    name: str
+    boxes: tuple[tuple[float, float, float, float], ...]
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    """One picture with its labelled boxes and, for rendered scenes, its visible cards."""
+
+    path: Path
+    boxes: tuple[tuple[int, tuple[float, float, float, float]], ...]  # (class id, xyxy pixels)
+    cards: tuple[TruthCard, ...] | None  # None: no card-level labels (real photos)
+
+
+def labelled_images(folder: Path, split: str = "val", roboflow: bool = False) -> list[LabelledImage]:
+    """The pictures of a rendered dataset split or of a YOLO folder, with their labels."""
+    if (folder / "meta" / split).is_dir():
+        return _rendered_split(folder, split)
+    if (folder / "images").is_dir() and (folder / "labels").is_dir():
+        return _yolo_folder(folder / "images", folder / "labels", roboflow)
+    raise UserError(
+        f"{folder} is neither a rendered dataset (meta/{split}/) nor a YOLO folder (images/ and labels/)"
+    )
+
+
+def _yolo_rows(label_file: Path, width: int, height: int, roboflow: bool) -> list[tuple[int, tuple]]:
+    rows = []
+    text = label_file.read_text(encoding="utf-8") if label_file.is_file() else ""
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            class_id, cx, cy, w, h = line.split()
+            class_id = ROBOFLOW_TO_CLASS[int(class_id)] if roboflow else int(class_id)
+            cx, cy, w, h = float(cx) * width, float(cy) * height, float(w) * width, float(h) * height
+        except (ValueError, KeyError) as error:
+            raise UserError(
+                f"{label_file}:{number} is not a YOLO row of a known class ({line.strip()!r})"
+            ) from error
+        rows.append((class_id, (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)))
+    return rows
+
+
+def _image_size(path: Path) -> tuple[int, int]:
+    image = read_image(path)
+    return image.shape[1], image.shape[0]
+
+
+def _yolo_folder(images: Path, labels: Path, roboflow: bool) -> list[LabelledImage]:
+    result = []
+    for path in sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
+        width, height = _image_size(path)
+        rows = _yolo_rows(labels / f"{path.stem}.txt", width, height, roboflow)
+        result.append(LabelledImage(path, tuple(rows), None))
+    if not result:
+        raise UserError(f"{images} holds no pictures")
+    return result
+
+
+def _rendered_split(folder: Path, split: str) -> list[LabelledImage]:
+    result = []
+    for meta_path in sorted((folder / "meta" / split).glob("*.json")):
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            width, height = meta["size"]
+            image_path = folder / "images" / split / meta["image"]
+            cards = []
+            for card in meta["cards"]:
+                boxes = tuple(
+                    tuple(box["box"])
+                    for box in card["boxes"]
+                    if box["labelled"] and box["class_name"] in SYMBOL_CLASSES
+                )
+                if card["face_up"] and boxes:
+                    cards.append(TruthCard(card["name"], boxes))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise UserError(f"sidecar {meta_path} is not a scene description ({error})") from error
+        rows = _yolo_rows(folder / "labels" / split / f"{meta_path.stem}.txt", width, height, roboflow=False)
+        result.append(LabelledImage(image_path, tuple(rows), tuple(cards)))
+    if not result:
+        raise UserError(f"{folder / 'meta' / split} holds no sidecars")
+    return result
+
+
+# --- scoring ------------------------------------------------------------------------------------
+
+
+@dataclass
+class PrecisionRecall:
+    """Counts per label: true positives, predictions, truths."""
+
+    tp: Counter = field(default_factory=Counter)
+    predicted: Counter = field(default_factory=Counter)
+    truth: Counter = field(default_factory=Counter)
+
+    def add(self, truth: str | None, predicted: str | None) -> None:
+        """One matched pair (both given), a miss (predicted None) or a false reading (truth None)."""
+        if truth is not None:
+            self.truth[truth] += 1
+        if predicted is not None:
+            self.predicted[predicted] += 1
+        if truth is not None and truth == predicted:
+            self.tp[truth] += 1
+
+    def table(self) -> dict[str, dict[str, float | int]]:
+        labels = sorted(set(self.truth) | set(self.predicted))
+        return {label: _scores(self.tp[label], self.predicted[label], self.truth[label]) for label in labels}
+
+    def overall(self) -> dict[str, float | int]:
+        return _scores(sum(self.tp.values()), sum(self.predicted.values()), sum(self.truth.values()))
+
+
+def _scores(tp: int, predicted: int, truth: int) -> dict[str, float | int]:
+    precision = tp / predicted if predicted else 1.0
+    recall = tp / truth if truth else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "precision": round(precision, 4),
+        "recall": round(recall, 4),
+        "f1": round(f1, 4),
+        "tp": tp,
+        "predicted": predicted,
+        "truth": truth,
+    }
+
+
+@dataclass
+class Evaluation:
+    """Everything measured over a set of pictures."""
+
+    images: int = 0
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((BACKGROUND + 1,) * 2, np.int64))
+    symbols: PrecisionRecall = field(default_factory=PrecisionRecall)  # detector boxes
+    cards: PrecisionRecall = field(default_factory=PrecisionRecall)  # reader, by card name
+    card_symbols: PrecisionRecall = field(default_factory=PrecisionRecall)
+    card_colours: PrecisionRecall = field(default_factory=PrecisionRecall)
+    multiset_f1: list[float] = field(default_factory=list)
+    empty_images: int = 0
+    empty_images_with_cards: int = 0
+    cards_on_empty_images: int = 0
+    colour_from: Counter = field(default_factory=Counter)
+
+    def add_boxes(self, truth: tuple[tuple[int, tuple], ...], detections: list[Detection]) -> None:
+        """Match detections to labelled boxes; fill the confusion matrix and the symbol counts."""
+        truth_boxes = np.asarray([box for _, box in truth], np.float64).reshape(-1, 4)
+        unmatched = np.ones(len(truth), bool)
+        for detection in sorted(detections, key=lambda d: -d.score):
+            truth_class = BACKGROUND
+            if unmatched.any():
+                overlaps = np.where(unmatched, box_iou(np.asarray(detection.box), truth_boxes), 0.0)
+                best = int(overlaps.argmax())
+                if overlaps[best] >= BOX_IOU:
+                    unmatched[best] = False
+                    truth_class = truth[best][0]
+            self.confusion[truth_class, detection.class_id] += 1
+            truth_name = CLASS_NAMES[truth_class] if truth_class != BACKGROUND else None
+            if truth_name is not None and truth_name != detection.class_name:
+                self.symbols.add(truth_name, None)
+                self.symbols.add(None, detection.class_name)
+            else:
+                self.symbols.add(truth_name, detection.class_name)
+        for index in np.flatnonzero(unmatched):
+            self.confusion[truth[index][0], BACKGROUND] += 1
+            self.symbols.add(CLASS_NAMES[truth[index][0]], None)
+
+    def add_cards(self, truth: tuple[TruthCard, ...], cards: list[Card]) -> None:
+        """Match read cards to visible cards by their index boxes; score names, symbols, colours."""
+        self.colour_from.update(card.colour_from for card in cards)
+        pairs: list[tuple[float, int, int]] = []
+        for i, card in enumerate(cards):
+            index_boxes = np.asarray([d.box for d in card.indices], np.float64)
+            for j, expected in enumerate(truth):
+                overlap = max(box_iou(np.asarray(box), index_boxes).max() for box in expected.boxes)
+                if overlap >= CARD_IOU:
+                    pairs.append((overlap, i, j))
+        read_matched, truth_matched = set(), set()
+        for _, i, j in sorted(pairs, reverse=True):
+            if i not in read_matched and j not in truth_matched:
+                read_matched.add(i)
+                truth_matched.add(j)
+                self._score_card(truth[j].name, cards[i].name)
+        for i in set(range(len(cards))) - read_matched:
+            self._score_card(None, cards[i].name)
+        for j in set(range(len(truth))) - truth_matched:
+            self._score_card(truth[j].name, None)
+        expected, read = Counter(card.name for card in truth), Counter(card.name for card in cards)
+        common = sum((expected & read).values())
+        precision = common / len(cards) if cards else 1.0
+        recall = common / len(truth) if truth else 1.0
+        self.multiset_f1.append(2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+        if not truth:
+            self.empty_images += 1
+            self.empty_images_with_cards += bool(cards)
+            self.cards_on_empty_images += len(cards)
+
+    def _score_card(self, truth: str | None, read: str | None) -> None:
+        """One card pair; a wrong name is a miss of the true card and a false reading of the other."""
+        for tally, part in ((self.cards, _name), (self.card_symbols, _symbol), (self.card_colours, _colour)):
+            truth_part = part(truth) if truth else None
+            read_part = part(read) if read else None
+            if truth_part is not None and read_part is not None and truth_part != read_part:
+                tally.add(truth_part, None)
+                tally.add(None, read_part)
+            else:
+                tally.add(truth_part, read_part)
+
+    def worst_confusions(self, count: int = 10) -> list[dict[str, object]]:
+        """The most frequent (true symbol → detected symbol) mistakes, misses and false boxes included."""
+        names = [*CLASS_NAMES, "background"]
+        mistakes = self.confusion.copy()
+        np.fill_diagonal(mistakes, 0)
+        mistakes[BACKGROUND, BACKGROUND] = 0
+        order = np.dstack(np.unravel_index(np.argsort(-mistakes, axis=None), mistakes.shape))[0]
+        return [
+            {"truth": names[t], "detected": names[p], "count": int(mistakes[t, p])}
+            for t, p in order[:count]
+            if mistakes[t, p] > 0
+        ]
+
+    def to_json(self) -> dict[str, object]:
+        report: dict[str, object] = {
+            "images": self.images,
+            "boxes": {"overall": self.symbols.overall(), "per_symbol": self.symbols.table()},
+            "worst_confusions": self.worst_confusions(),
+            "confusion": {"labels": [*CLASS_NAMES, "background"], "matrix": self.confusion.tolist()},
+        }
+        if self.multiset_f1:
+            report["cards"] = {
+                "overall": self.cards.overall(),
+                "per_card": self.cards.table(),
+                "per_symbol": self.card_symbols.table(),
+                "per_colour": self.card_colours.table(),
+                "multiset_f1_mean": round(float(np.mean(self.multiset_f1)), 4),
+                "images_read_perfectly": round(float(np.mean(np.asarray(self.multiset_f1) == 1.0)), 4),
+                "empty_images": self.empty_images,
+                "empty_images_with_cards": self.empty_images_with_cards,
+                "cards_on_empty_images": self.cards_on_empty_images,
+                "colour_from": dict(self.colour_from),
+            }
+        return report
+
+
+def _name(card: str) -> str:
+    return card
+
+
+def _symbol(card: str) -> str:
+    colour, _, symbol = card.partition("-")
+    return symbol if colour in COLOURS else card
+
+
+def _colour(card: str) -> str:
+    colour = card.partition("-")[0]
+    return colour if colour in COLOURS else WILD
+
+
+def evaluate(
+    reader: CardReader,
+    images: list[LabelledImage],
+    tiles: bool | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Evaluation:
+    """Score the reader on every picture; ``progress(done)`` is called after each one."""
+    evaluation = Evaluation()
+    for item in images:
+        image = read_image(item.path)
+        detections = reader.detect(image, tiles=tiles)
+        evaluation.images += 1
+        evaluation.add_boxes(item.boxes, detections)
+        if item.cards is not None:
+            evaluation.add_cards(item.cards, reader.cards_from_detections(image, detections))
+        if progress is not None:
+            progress(evaluation.images)
+    return evaluation
+
+
+def draw_confusion(confusion: np.ndarray, cell: int = 34) -> np.ndarray:
+    """The confusion matrix as a picture: rows = truth, columns = detected, shade = row share."""
+    names = [*CLASS_NAMES, "backgr."]
+    count = len(names)
+    margin = 110
+    canvas = np.full((margin + cell * count + 10, margin + cell * count + 10, 3), 255, np.uint8)
+    totals = confusion.sum(axis=1, keepdims=True)
+    shares = np.divide(confusion, totals, out=np.zeros(confusion.shape), where=totals > 0)
+    for row in range(count):
+        for column in range(count):
+            x, y = margin + column * cell, margin + row * cell
+            shade = int(255 * (1 - shares[row, column]))
+            colour = (shade, shade, 255) if row != column else (shade, 255, shade)
+            cv2.rectangle(canvas, (x, y), (x + cell - 1, y + cell - 1), colour, -1)
+            cv2.rectangle(canvas, (x, y), (x + cell - 1, y + cell - 1), (225, 225, 225), 1)
+            if confusion[row, column]:
+                text = str(int(confusion[row, column]))
+                cv2.putText(
+                    canvas, text, (x + 3, y + cell // 2 + 4), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1
+                )
+    for k, name in enumerate(names):
+        cv2.putText(
+            canvas, name, (4, margin + k * cell + cell // 2 + 4), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1
+        )
+        label = np.full((cell, margin - 4, 3), 255, np.uint8)
+        cv2.putText(label, name, (2, cell // 2 + 4), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1)
+        rotated = cv2.rotate(label, cv2.ROTATE_90_COUNTERCLOCKWISE)
+        canvas[4 : 4 + rotated.shape[0], margin + k * cell : margin + k * cell + cell] = rotated
+    cv2.putText(canvas, "truth \\ detected", (4, margin - 8), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 160), 1)
+    return canvas

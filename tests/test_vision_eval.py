@@ -1,0 +1,190 @@
+"""Evaluation: exact box and card scores on hand-made cases, the report files, the generator's format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+from test_vision_reader import paste, table
+
+from referee.cli import main
+from referee.errors import UserError
+from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
+from referee.vision.detection import Detection
+from referee.vision.evaluate import BACKGROUND, Evaluation, TruthCard, labelled_images
+from referee.vision.reader import Card
+from referee.vision.scripted import tensor_for_boxes, write_scripted_model
+
+A, B, C, D = (10, 10, 30, 40), (100, 10, 120, 40), (200, 200, 220, 230), (250, 50, 270, 80)
+
+
+def detection(box, name, score=0.9) -> Detection:
+    return Detection(box, CLASS_NAMES.index(name), name, score)
+
+
+def card(name, *boxes) -> Card:
+    symbol = name if name.startswith("wild") else name.partition("-")[2]
+    colour = None if name.startswith("wild") else name.partition("-")[0]
+    indices = tuple(detection(box, symbol) for box in boxes)
+    return Card(name, symbol, colour, 0.9, boxes[0], "hue", indices)
+
+
+def test_box_matching_fills_the_confusion_matrix():
+    evaluation = Evaluation()
+    truth = ((CLASS_NAMES.index("7"), A), (CLASS_NAMES.index("skip"), B), (CLASS_NAMES.index("3"), C))
+    evaluation.add_boxes(truth, [detection(A, "7"), detection(B, "reverse"), detection(D, "5", 0.4)])
+    matrix = evaluation.confusion
+    seven, skip, reverse, three, five = (CLASS_NAMES.index(n) for n in ("7", "skip", "reverse", "3", "5"))
+    assert (
+        matrix[seven, seven]
+        == matrix[skip, reverse]
+        == matrix[three, BACKGROUND]
+        == matrix[BACKGROUND, five]
+        == 1
+    )
+    assert matrix.sum() == 4
+    assert evaluation.symbols.overall() == {
+        "precision": pytest.approx(1 / 3, abs=1e-4),
+        "recall": pytest.approx(1 / 3, abs=1e-4),
+        "f1": pytest.approx(1 / 3, abs=1e-4),
+        "tp": 1,
+        "predicted": 3,
+        "truth": 3,
+    }
+    assert evaluation.worst_confusions()[0]["count"] == 1
+    assert {(w["truth"], w["detected"]) for w in evaluation.worst_confusions()} == {
+        ("skip", "reverse"),
+        ("3", "background"),
+        ("background", "5"),
+    }
+
+
+def test_card_scores_per_name_symbol_and_colour():
+    evaluation = Evaluation()
+    truth = (TruthCard("red-7", (A,)), TruthCard("blue-skip", (B,)), TruthCard("yellow-2", (C,)))
+    read = [card("red-7", A), card("blue-reverse", B), card("wild", D)]
+    evaluation.add_cards(truth, read)
+    report = evaluation.to_json()["cards"]
+    assert (
+        report["overall"]["tp"] == 1
+        and report["overall"]["predicted"] == 3
+        and report["overall"]["truth"] == 3
+    )
+    assert report["per_colour"]["blue"]["tp"] == 1  # right colour, wrong symbol
+    assert (
+        report["per_symbol"]["skip"]["recall"] == 0.0 and report["per_symbol"]["reverse"]["precision"] == 0.0
+    )
+    assert report["per_colour"]["wild"]["precision"] == 0.0
+    assert report["multiset_f1_mean"] == pytest.approx(1 / 3, abs=1e-4)
+    evaluation.add_cards((), [card("green-1", A)])
+    report = evaluation.to_json()["cards"]
+    assert (report["empty_images"], report["empty_images_with_cards"], report["cards_on_empty_images"]) == (
+        1,
+        1,
+        1,
+    )
+
+
+def test_two_cards_of_one_name_are_matched_by_place():
+    evaluation = Evaluation()
+    evaluation.add_cards(
+        (TruthCard("red-5", (A, C)), TruthCard("red-5", (B,))), [card("red-5", B), card("red-5", C)]
+    )
+    assert evaluation.cards.overall()["tp"] == 2 and evaluation.multiset_f1 == [1.0]
+
+
+@pytest.fixture
+def roboflow_folder(tmp_path) -> Path:
+    """A one-picture YOLO folder in Roboflow ids: three labelled indices on a 320 px picture."""
+    folder = tmp_path / "valid"
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    cv2.imwrite(str(folder / "images" / "photo.jpg"), table(320, 320))
+    rows = [(12, A), (5, B), (3, C)]  # Roboflow 12 = "7", 5 = skip, 3 = draw2
+
+    def yolo(box):
+        x1, y1, x2, y2 = box
+        return f"{(x1 + x2) / 640} {(y1 + y2) / 640} {(x2 - x1) / 320} {(y2 - y1) / 320}"
+
+    (folder / "labels" / "photo.txt").write_text("".join(f"{i} {yolo(box)}\n" for i, box in rows))
+    return folder
+
+
+def test_eval_command_on_a_yolo_folder(roboflow_folder, tmp_path, capsys):
+    model = write_scripted_model(
+        tmp_path / "model.onnx", tensor_for_boxes([A, B, D], ["7", "reverse", "wild"], scores=[0.9, 0.8, 0.7])
+    )
+    report_dir = tmp_path / "report"
+    status = main(
+        ["eval", str(roboflow_folder), "--roboflow", "--model", str(model), "--report", str(report_dir)]
+    )
+    assert status == 0
+    report = json.loads((report_dir / "report.json").read_text())
+    assert report["boxes"]["overall"]["tp"] == 1 and report["boxes"]["overall"]["truth"] == 3
+    assert report["boxes"]["per_symbol"]["7"]["precision"] == 1.0
+    assert "cards" not in report  # real photos carry no colours: symbol level only
+    assert cv2.imread(str(report_dir / "confusion.png")).shape[0] > 500
+    assert "boxes: precision 0.333 recall 0.333" in capsys.readouterr().out
+
+
+def test_roboflow_ids_are_mapped(roboflow_folder):
+    (item,) = labelled_images(roboflow_folder, roboflow=True)
+    assert [class_id for class_id, _ in item.boxes] == [ROBOFLOW_TO_CLASS[i] for i in (12, 5, 3)]
+    (item,) = labelled_images(roboflow_folder)
+    assert [class_id for class_id, _ in item.boxes] == [12, 5, 3]
+
+
+def test_eval_command_on_a_rendered_scene(tmp_path, capsys):
+    """A hand-made sidecar in the generator's format: the reader's card is scored as right."""
+    for kind in ("images", "labels", "meta"):
+        (tmp_path / "scenes" / kind / "val").mkdir(parents=True)
+    picture = table(320, 320)
+    pasted = paste(picture, "green-reverse", 90, 60, height=200)
+    cv2.imwrite(str(tmp_path / "scenes/images/val/s0.png"), picture)
+    boxes = [
+        {"class": d.class_id, "class_name": d.class_name, "box": list(d.box), "labelled": True}
+        for d in pasted.detections
+    ]
+    meta = {
+        "image": "s0.png",
+        "size": [320, 320],
+        "cards": [{"name": "green-reverse", "face_up": True, "boxes": boxes}],
+    }
+    (tmp_path / "scenes/meta/val/s0.json").write_text(json.dumps(meta))
+    rows = [
+        f"{d.class_id} {(d.box[0] + d.box[2]) / 640} {(d.box[1] + d.box[3]) / 640} "
+        f"{(d.box[2] - d.box[0]) / 320} {(d.box[3] - d.box[1]) / 320}\n"
+        for d in pasted.detections
+    ]
+    (tmp_path / "scenes/labels/val/s0.txt").write_text("".join(rows))
+    model = write_scripted_model(
+        tmp_path / "model.onnx",
+        tensor_for_boxes([d.box for d in pasted.detections], [d.class_name for d in pasted.detections]),
+    )
+    status = main(
+        ["eval", str(tmp_path / "scenes"), "--model", str(model), "--report", str(tmp_path / "report")]
+    )
+    assert status == 0
+    cards = json.loads((tmp_path / "report/report.json").read_text())["cards"]
+    assert cards["overall"]["f1"] == 1.0 and cards["per_colour"]["green"]["recall"] == 1.0
+    assert cards["multiset_f1_mean"] == 1.0
+
+
+def test_generator_sidecars_load(tmp_path):
+    """The real dataset generator's output parses: visible cards with labelled index boxes."""
+    from referee.render.dataset import main as dataset_main
+
+    assert (
+        dataset_main([str(tmp_path / "ds"), "--count", "6", "--workers", "1", "--val-fraction", "0.5"]) == 0
+    )
+    items = labelled_images(tmp_path / "ds", "val")
+    assert len(items) == 3 and all(item.path.is_file() for item in items)
+    cards = [card for item in items for card in item.cards]
+    assert cards and all(card.boxes for card in cards)
+
+
+def test_not_a_dataset_is_one_line(tmp_path):
+    with pytest.raises(UserError, match="neither a rendered dataset"):
+        labelled_images(tmp_path)
