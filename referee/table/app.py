@@ -1,0 +1,225 @@
+"""The referee at the table: what the pile watcher sees and what the buttons say, through the rules.
+
+Every input becomes one typed observation for the pure rules core; the verdict is journalled
+*before* it is spoken (a pulled plug loses nothing that was announced) and its events are turned
+into sentences by the phrase book. The app holds no game state of its own beyond the open
+"which player?" prompt: the rules core is the single source of truth.
+
+Buttons mean what the table needs at that moment (the core's ``waiting_for``):
+
+==============  ============================================================================
+button          meaning
+==============  ============================================================================
+DRAW            take one card; after drawing, pass; take a pending +2/+4 (stack) instead of
+                challenging or stacking; while a hand is owed for counting or a challenge:
+                "my cards are laid out in the scoring zone, read them"
+colour buttons  declare the wild's colour; otherwise they drive the "which player?" prompt
+                (BLUE next, YELLOW previous, GREEN confirm, RED cancel)
+UNO             the player who just played calls UNO
+CATCH           catch a player who forgot UNO (asks which one when several could be caught)
+CHALLENGE       the victim challenges the Wild Draw Four on top
+UNDO            take back the last accepted observation (or cancel an open prompt)
+==============  ============================================================================
+
+>>> from hardware.speaker import RecordingSpeaker
+>>> from referee.rules import Table
+>>> app = RefereeApp(Table.deal(["Anna", "Ben"], "official"), RecordingSpeaker(), PhraseBook("en"))
+>>> landed = CardLanded("red-4", 0.9, (10, 10, 60, 90), ((14, 16), (56, 84)), timestamp=0.0, replayed=False)
+>>> app.on_pile(landed).ok
+True
+>>> app.on_button(ButtonName.DRAW).ok, app.table.state().counts
+(True, {'Anna': 8, 'Ben': 7})
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hardware.buttons import BUTTON_COLOUR, ButtonName, SeatPicker
+from hardware.camera import CameraBack, CameraLost
+from hardware.speaker import Announcer
+from referee.rules import (
+    Accept,
+    Catch,
+    Challenge,
+    ChooseColour,
+    Draw,
+    Flip,
+    Observation,
+    Pass,
+    Play,
+    Reveal,
+    Table,
+    Target,
+    Undo,
+    Uno,
+    Verdict,
+    parse_card,
+    parse_colour,
+)
+from referee.table.journal import Journal
+from referee.table.phrases import PhraseBook
+from referee.table.pile import CardLanded, CardUnreadable, PileCleared, PileEvent
+
+log = logging.getLogger(__name__)
+
+#: What the app is asking the table with the colour buttons, and for whom the answer is.
+PromptPurpose = str  # "target" | "catch"
+
+
+@dataclass
+class _Prompt:
+    purpose: PromptPurpose
+    picker: SeatPicker
+
+
+class RefereeApp:
+    """Joins the eyes (pile watcher), the hands (buttons) and the rules core; speaks and journals.
+
+    ``read_scoring_zone`` is called when a hand is owed and DRAW confirms it is laid out; it
+    returns the card names read there (the product passes the pile watcher's scoring-zone reader).
+    """
+
+    def __init__(
+        self,
+        table: Table,
+        speaker: Announcer,
+        phrases: PhraseBook,
+        *,
+        journal: Journal | None = None,
+        game_id: int | None = None,
+        read_scoring_zone: Callable[[], Sequence[str]] | None = None,
+    ) -> None:
+        self.table = table
+        self.speaker = speaker
+        self.phrases = phrases
+        self.journal = journal
+        self.game_id = game_id
+        self.read_scoring_zone = read_scoring_zone
+        self.prompt: _Prompt | None = None
+        #: Every verdict in order, for summaries and tests.
+        self.verdicts: list[tuple[Observation, Verdict]] = []
+
+    # --- inputs ---------------------------------------------------------------------------------
+
+    def on_pile(self, event: PileEvent) -> Verdict | None:
+        """A card landed on the discard pile (a flip when the dealer owes one), or the watcher needs help."""
+        if isinstance(event, CardLanded):
+            card = parse_card(event.card)
+            observation = Flip(card) if self.table.waiting_for == "flip" else Play(card)
+            return self.submit(observation)
+        if isinstance(event, CardUnreadable):
+            self.say(self.phrases.message("straighten_card"))
+        elif not isinstance(event, PileCleared):
+            log.debug("ignored pile event %r", event)
+        return None
+
+    def on_camera(self, event: CameraLost | CameraBack) -> None:
+        self.say(self.phrases.message("camera_lost" if isinstance(event, CameraLost) else "camera_back"))
+
+    def on_button(self, button: ButtonName) -> Verdict | None:
+        """One button press; returns the verdict when it became an observation."""
+        if self.prompt is not None:
+            return self._answer_prompt(button)
+        waiting = self.table.waiting_for
+        if button in BUTTON_COLOUR:
+            if waiting == "colour":
+                return self.submit(ChooseColour(parse_colour(BUTTON_COLOUR[button])))
+            if waiting == "target":
+                return self._ask("target", self._target_candidates())
+            return None
+        if button is ButtonName.DRAW:
+            return self._draw_button(waiting)
+        if button is ButtonName.UNO:
+            return self.submit(Uno())
+        if button is ButtonName.CHALLENGE:
+            return self.submit(Challenge())
+        if button is ButtonName.UNDO:
+            return self.submit(Undo())
+        if button is ButtonName.CATCH:
+            catchable = self.table.state().catchable
+            if len(catchable) == 1:
+                return self.submit(Catch(catchable[0], by=self._catcher()))
+            if catchable:
+                return self._ask("catch", catchable)
+            return self.submit(Catch(self._nobody_to_catch(), by=self._catcher()))
+        return None
+
+    def _draw_button(self, waiting: str) -> Verdict | None:
+        if waiting == "challenge_or_accept":
+            return self.submit(Accept())
+        if waiting in ("reveal", "scores"):
+            return self._reveal()
+        if waiting == "play" and self.table.drawn_this_turn:
+            return self.submit(Pass())
+        return self.submit(Draw(1))
+
+    def _reveal(self) -> Verdict | None:
+        owed = self.table.state().to_reveal
+        if not owed or self.read_scoring_zone is None:
+            return None
+        names = list(self.read_scoring_zone())
+        return self.submit(Reveal(tuple(parse_card(name) for name in names), by=owed[0]))
+
+    # --- "which player?" ------------------------------------------------------------------------
+
+    def _ask(self, purpose: PromptPurpose, candidates: Sequence[str]) -> Verdict | None:
+        self.prompt = _Prompt(purpose, SeatPicker(candidates))
+        if self.prompt.picker.done:  # a single candidate needs no question
+            return self._finish_prompt()
+        question = "ask_catch_target" if purpose == "catch" else "ask_swap_target"
+        self.say(self.phrases.message(question, player=self.prompt.picker.highlighted))
+        self.say(self.phrases.message("pick_help"))
+        return None
+
+    def _answer_prompt(self, button: ButtonName) -> Verdict | None:
+        assert self.prompt is not None
+        step = self.prompt.picker.feed(button)
+        if step.state == "highlight":
+            self.say(self.phrases.message("pick_candidate", player=step.player))
+        elif step.state in ("chosen", "cancelled"):
+            return self._finish_prompt()
+        return None
+
+    def _finish_prompt(self) -> Verdict | None:
+        assert self.prompt is not None
+        prompt, self.prompt = self.prompt, None
+        result = prompt.picker.result
+        if result is None or result.player is None:
+            self.say(self.phrases.message("pick_cancelled"))
+            return None
+        if prompt.purpose == "catch":
+            return self.submit(Catch(result.player, by=self._catcher()))
+        return self.submit(Target(result.player))
+
+    def _target_candidates(self) -> list[str]:
+        owed_by = self.table.owed_by
+        return [player for player in self.table.players if player != owed_by]
+
+    def _catcher(self) -> str | None:
+        """A catch is called out by whoever is on turn now (the rules need a catcher, not a button)."""
+        return self.table.turn
+
+    def _nobody_to_catch(self) -> str:
+        """With nobody catchable, the core still judges the catch (a false catch may cost cards)."""
+        state = self.table.state()
+        last = [player for player, count in state.counts.items() if count == 1]
+        return last[0] if last else self.table.players[0]
+
+    # --- output ---------------------------------------------------------------------------------
+
+    def submit(self, observation: Observation) -> Verdict:
+        """Judge one observation: journal it, then say what it means."""
+        verdict = self.table.observe(observation)
+        self.verdicts.append((observation, verdict))
+        if self.journal is not None and self.game_id is not None:
+            self.journal.record(self.game_id, observation, verdict)
+        for sentence in self.phrases.events(verdict.events):
+            self.say(sentence)
+        return verdict
+
+    def say(self, sentence: str) -> None:
+        if sentence:
+            self.speaker.say(sentence, self.phrases.language)
