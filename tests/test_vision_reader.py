@@ -297,3 +297,22 @@ def test_black_field_reads_black():
     field = np.full((30, 30, 3), 25, np.uint8)
     field[10:20, 10:20] = 240  # a white glyph on it
     assert model.read(model.votes(field, (8, 8, 22, 22))).colour == BLACK
+
+
+def test_calibration_from_whole_cards_with_a_wild():
+    """Calibration samples whole card faces (oval, centre picture and all), a wild one for black."""
+
+    def face(name: str, seed: int) -> np.ndarray:
+        sprite = render_card(name, design="modern", height=200, rng=np.random.default_rng(seed))
+        height, width = sprite.bgr.shape[:2]
+        return sprite.bgr[height // 10 : -height // 10, width // 10 : -width // 10]
+
+    samples = {colour: face(f"{colour}-8", 50) for colour in COLOURS} | {BLACK: face("wild-draw4", 50)}
+    model = ColourModel.from_samples(samples)
+    assert model.max_dark_lightness < min(lab[0] for lab in model.centres.values())
+    for seed in range(4):
+        for name in ("red-1", "yellow-1", "green-1", "blue-1", "wild"):
+            canvas = table(240, 180, seed)
+            card = paste(canvas, name, 20, 20, seed=seed)
+            expected = name.partition("-")[0] if name != "wild" else BLACK
+            assert model.read(model.votes(canvas, card.indices[0].box)).colour == expected, (name, seed)

@@ -136,8 +136,16 @@ class ColourModel:
             "min_light_lightness": float(0.8 * max(lab[0] for lab in centres.values())),
         }
         if BLACK in samples:
+            # A wild card's field is mostly black, with a four-colour oval and white print on it:
+            # the neutral pixels' lower majority is the black, and the ceiling sits a bit above it.
             black = _to_lab(samples[BLACK])
-            changes["max_dark_lightness"] = float(np.clip(np.percentile(black[:, 0], 95) + 15, 40.0, 140.0))
+            neutral = black[np.hypot(black[:, 1] - 128, black[:, 2] - 128) < 20]
+            if len(neutral) < 20:
+                raise UserError("the black samples hold no black field: show a wild card face up")
+            ceiling = np.percentile(neutral[:, 0], 60) + 20
+            changes["max_dark_lightness"] = float(
+                np.clip(ceiling, 40.0, 0.8 * min(c[0] for c in centres.values()))
+            )
         else:  # in a dim room the darkest print colour (blue) must not pass for a black field
             darkest = min(lab[0] for lab in centres.values())
             changes["max_dark_lightness"] = float(min(base.max_dark_lightness, 0.6 * darkest))
