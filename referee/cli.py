@@ -13,15 +13,19 @@ from referee.errors import UserError
 
 # Modules under referee.commands, in the order `--help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
-    "bench",
-    "train",
-    "dataset",
-    "detect",
-    "eval",
-    "scenarios",
+    "demo",
+    "run",
+    "watch",
+    "resume",
     "calibrate",
     "history",
     "scores",
+    "detect",
+    "scenarios",
+    "bench",
+    "dataset",
+    "train",
+    "eval",
 )
 
 

@@ -108,7 +108,7 @@ class RefereeApp:
         """A card landed on the discard pile (a flip when the dealer owes one), or the watcher needs help."""
         if isinstance(event, CardLanded):
             card = parse_card(event.card)
-            observation = Flip(card) if self.table.waiting_for == "flip" else Play(card)
+            observation = Flip(card) if self.table.waiting_for in ("flip", "next_round") else Play(card)
             return self.submit(observation)
         if isinstance(event, CardUnreadable):
             self.say(self.phrases.message("straighten_card"))

@@ -15,11 +15,15 @@ import numpy as np
 
 from calibration.profile import CalibrationProfile
 from calibration.table_view import TableView
-from hardware.buttons import ButtonQueue
-from hardware.camera import CameraBack, CameraLost, Frame
+from hardware.buttons import ButtonQueue, open_buttons
+from hardware.camera import CameraBack, CameraLost, Frame, FrameSource, ResilientCamera, open_source
+from hardware.speaker import Speaker, open_speaker
 from referee.errors import UserError
-from referee.rules import Verdict
+from referee.rules import Setup, Table, Verdict, observation_from_dict
 from referee.table.app import RefereeApp
+from referee.table.config import RefereeConfig
+from referee.table.journal import Journal, SavedGame
+from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher
 from referee.vision.reader import CardReader
 
@@ -99,3 +103,87 @@ def referee_stream(
             pipeline.press(buttons)
         if until is not None and until():
             return
+
+
+@dataclass
+class LiveGame:
+    """Everything a game at a real table holds open: close it to release camera, buttons and speech."""
+
+    pipeline: Pipeline
+    frames: Iterable[Frame | CameraLost | CameraBack]
+    buttons: ButtonQueue | None
+    speaker: Speaker
+    journal: Journal
+
+    def play(self) -> int:
+        """Referee until the match is won or the frames end; the journal keeps every step."""
+        table = self.pipeline.app.table
+        try:
+            referee_stream(
+                self.frames, self.pipeline, self.buttons, until=lambda: table.state().match_winner is not None
+            )
+        finally:
+            self.close()
+        return 0
+
+    def close(self) -> None:
+        if self.buttons is not None:
+            self.buttons.close()
+        self.speaker.close()
+        self.journal.close()
+
+
+def open_live_game(
+    config: RefereeConfig,
+    *,
+    source: FrameSource | None = None,
+    profile_path: Path | None = None,
+    resume: int | None = None,
+    buttons: ButtonQueue | None = None,
+) -> LiveGame:
+    """A new game from the config (or game ``resume`` from the journal) over a camera or a video.
+
+    Everything that can be wrong with the set-up (config, calibration, model, camera, journal) is
+    checked before anything is opened for long, so a mistake costs a one-line error and no state.
+    """
+    profile = load_profile(profile_path or config.calibration.profile)
+    reader = card_reader(profile, config.detector.model, config.detector.backend, config.detector.threads)
+    journal = Journal.open(config.journal.path)
+    try:
+        table, game_id, language = _table_for(config, journal, resume)
+        frames_source = source or open_source(config.camera.source, config.camera.width, config.camera.height)
+        frames = ResilientCamera(frames_source)
+        speaker = open_speaker(config.speech.enabled, language, config.speech.rate)
+    except BaseException:
+        journal.close()
+        raise
+    if buttons is None:
+        buttons = open_buttons(config.buttons.input, config.buttons.pins(), config.buttons.bounce_ms / 1000)
+    phrases = PhraseBook(language)
+    app = RefereeApp(table, speaker, phrases, journal=journal, game_id=game_id)
+    if resume is not None and table.turn is not None:
+        app.say(phrases.message("game_resumed", player=table.turn))
+    pipeline = Pipeline(profile.table_view(), PileWatcher(reader), app)
+    return LiveGame(pipeline, frames, buttons, speaker, journal)
+
+
+def _table_for(config: RefereeConfig, journal: Journal, resume: int | None) -> tuple[Table, int, str]:
+    if resume is None:
+        table = Table.deal(config.require_players(), config.rules.build())
+        game_id = journal.start_game(table.setup, language=config.language, config=config.snapshot())
+        return table, game_id, config.language
+    saved = journal.load(resume)
+    return resume_table(saved), resume, saved.language
+
+
+def resume_table(saved: SavedGame) -> Table:
+    """The referee exactly as it was: the saved set-up with every accepted observation replayed."""
+    return Table.replay(Setup.from_dict(saved.setup), map(observation_from_dict, saved.observations))
+
+
+def latest_unfinished(journal: Journal) -> int:
+    """The game ``resume`` continues when none is named."""
+    games = journal.unfinished_games()
+    if not games:
+        raise UserError(f"no unfinished game in {journal.path}: start one with `uno-referee run`")
+    return games[0].game_id

@@ -1,0 +1,20 @@
+"""``uno-referee run``: referee a live game from the camera over the table."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from referee.table.config import add_config_argument
+
+    parser = subparsers.add_parser("run", help="referee a live game from the camera (needs a calibration)")
+    add_config_argument(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from referee.table.config import load_config
+    from referee.table.session import open_live_game
+
+    return open_live_game(load_config(args.config)).play()
