@@ -122,6 +122,7 @@ class Rules:
             raise OptionError(f"unknown rules preset {name!r}; choose one of {', '.join(PRESETS)}")
         for option in overrides:
             _check_name(option)
+        overrides = {option: _unyaml(option, value) for option, value in overrides.items()}
         return dataclasses.replace(PRESETS[name], **overrides)
 
     @classmethod
@@ -171,6 +172,17 @@ def _check_name(option: str) -> None:
         matches = difflib.get_close_matches(str(option), OPTION_NAMES, n=1)
         hint = f"did you mean {matches[0]!r}? " if matches else ""
         raise OptionError(f"unknown rules option {option!r}; {hint}options are {', '.join(OPTION_NAMES)}")
+
+
+def _unyaml(option: str, value: object) -> object:
+    """YAML 1.1 reads an unquoted ``off`` as ``false``: take it back for options whose value is a word.
+
+    >>> _unyaml("stacking", False), _unyaml("jump_in", False)
+    ('off', False)
+    """
+    if value is False and "off" in CHOICES.get(option, ()):
+        return "off"
+    return value
 
 
 def _show(value: object) -> str:

@@ -134,7 +134,7 @@ _STATE_FIELDS: tuple[str, ...] = (
     "_discard",
     "_aside",
     "_pending",
-    "_stack_cards",
+    "_stack",
     "_under",
     "_challenge",
     "_owed_by",
@@ -382,7 +382,7 @@ class Table:
         self._top = None
         self._colour = None
         self._pending = 0
-        self._stack_cards = 0
+        self._stack = ()
         self._under = None
         self._challenge = None
         self._owed_by = -1
@@ -879,7 +879,7 @@ class Table:
             victim = self._next(seat)
             if self._stacking:
                 self._pending += 2
-                self._stack_cards += 1
+                self._stack += (2,)
                 self._turn = victim
                 self._phase = PENDING
                 self._note(DrawPending, self._names[victim], self._pending)
@@ -939,7 +939,7 @@ class Table:
         if rank is _WILD_DRAW4:
             victim = self._next(seat)
             self._pending += 4
-            self._stack_cards += 1
+            self._stack += (4,)
             self._challenge = (seat, victim, *self._under)
             self._turn = victim
             self._phase = PENDING
@@ -1092,16 +1092,18 @@ class Table:
         return self._accept(seat)
 
     def _pending_reason(self) -> str:
-        if self._stack_cards > 1:
+        """Why the pending cards are drawn: ``stack`` when several draw cards built them up (R37)."""
+        stack = self._stack
+        if len(stack) > 1:
             return "stack"
-        return "draw4" if self._top is not None and self._top.rank is _WILD_DRAW4 else "draw2"
+        return "draw4" if stack == (4,) else "draw2"
 
     def _accept(self, seat: int) -> Verdict:
         if self._fresh:
             self._close_windows(seat)
         self._give(seat, self._pending, self._pending_reason())
         self._pending = 0
-        self._stack_cards = 0
+        self._stack = ()
         self._challenge = None
         self._events.append(self._ev_skipped[seat])
         following = self._next(seat)
@@ -1141,7 +1143,7 @@ class Table:
         if guilty:
             self._give(player, 4, "challenge_guilty")
             self._pending -= 4
-            self._stack_cards -= 1
+            self._stack = self._stack[:-1]
             if self._pending > 0:
                 # Stacking: the draws stacked below the Wild Draw Four still wait for the challenger.
                 self._phase = PENDING
@@ -1157,7 +1159,7 @@ class Table:
             events.append(self._ev_skipped[victim])
             following = self._next(victim)
         self._pending = 0
-        self._stack_cards = 0
+        self._stack = ()
         self._turn = following
         self._phase = PLAY
         events.append(self._ev_turn[following])
@@ -1203,12 +1205,11 @@ class Table:
         """The last card is down: a Draw Two / Wild Draw Four still makes the next player draw (R29)."""
         if card.draw_amount:
             victim = self._next(seat)
-            stacked = self._stack_cards + 1
-            reason = "stack" if stacked > 1 else ("draw4" if card.draw_amount == 4 else "draw2")
+            reason = "stack" if self._stack else ("draw4" if card.draw_amount == 4 else "draw2")
             self._give(victim, self._pending + card.draw_amount, reason)
         self._colour = card.colour
         self._pending = 0
-        self._stack_cards = 0
+        self._stack = ()
         self._challenge = None
         self._uno = [UNO_NONE] * self._n
         self._fresh = []
