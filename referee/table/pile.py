@@ -13,6 +13,7 @@ runs on a few settled frames until it has seen the same thing twice:
   which it expects;
 * the old top card still where it was (the pile was tidied, a shadow, something set down) →
   nothing;
+* the picture from before the top card landed is back → :class:`CardTakenBack` (a refused card);
 * nothing readable where cards were, and the zone looks like the empty table → :class:`PileCleared`;
 * a change the reader cannot read for ``unreadable_after_s`` → one :class:`CardUnreadable`
   ("please straighten the card"), never a guess, and not again until the zone moves.
@@ -92,13 +93,22 @@ class CardUnreadable:
 
 
 @dataclass(frozen=True)
+class CardTakenBack:
+    """The top card was lifted off again (a refused card going back): the pile looks as before it landed."""
+
+    card: str
+    timestamp: float
+    top: str | None  # the card on top again
+
+
+@dataclass(frozen=True)
 class PileCleared:
     """The discard zone is empty again (the pile was gathered up for a new round)."""
 
     timestamp: float
 
 
-PileEvent = CardLanded | CardUnreadable | PileCleared
+PileEvent = CardLanded | CardUnreadable | CardTakenBack | PileCleared
 
 
 # --- the motion gate ---------------------------------------------------------------------------
@@ -192,11 +202,25 @@ def _same_card(seen: _Seen, known: _Seen) -> bool:
     return all(any(math.dist(p, q) <= limit for q in known.points) for p in seen.points)
 
 
+@dataclass(frozen=True)
+class _Snapshot:
+    """The watcher's picture and beliefs just before a card landed, to recognise it being taken back."""
+
+    picture: np.ndarray
+    top: _Seen | None
+    seen: tuple[list[_Seen], list[_Seen]]
+
+
 class PileWatcher:
     """Feeds discard-zone crops through the motion gate and the reader; returns pile events.
 
     Call :meth:`feed` with every crop and its timestamp (seconds, any monotonic clock). The
     watcher assumes it starts on an empty pile unless cards are read on its first settled frame.
+
+    A card counts as new when it was not visible in the last two accounted-for states (so a card
+    uncovered by a hand, or missed by one read, is not new) and one of its indices lies where the
+    picture changed (so an old card peeking out from under the pile is never new, whatever the
+    reader missed earlier — while a card landing in the very pose of a buried twin is).
     """
 
     def __init__(self, reader: ReadsCards, settings: WatcherSettings | None = None) -> None:
@@ -207,8 +231,9 @@ class PileWatcher:
         self._previous: np.ndarray | None = None
         self._reference: np.ndarray | None = None  # the last settled picture that was accounted for
         self._empty: np.ndarray | None = None  # the empty zone, learnt on the first settled frame
-        self._known: list[_Seen] = []  # every card seen on the pile this round
+        self._seen: tuple[list[_Seen], list[_Seen]] = ([], [])  # readings of the last two readable states
         self._top: _Seen | None = None
+        self._before_landings: list[_Snapshot] = []
         self._last_motion = -math.inf
         self._dirty = True  # something moved since the last accounted-for picture
         self._reading_since: float | None = None
@@ -234,10 +259,7 @@ class PileWatcher:
         if not self._dirty or timestamp - self._last_motion < gate.settle_s:
             return []
         if self._reading_since is None:
-            if (
-                self._reference is not None
-                and self.gate.changed_share(self._reference, small) <= gate.change_share
-            ):
+            if self._reference is not None and self._matches(self._reference, small):
                 self._settle(small)  # a hand or a shadow came and went: nothing to read
                 return []
             self._reading_since, self._next_read = timestamp, timestamp
@@ -259,45 +281,72 @@ class PileWatcher:
         self._reads_this_change += 1
         fast = self._reads_this_change < settings.fast_reads
         self._next_read = timestamp if fast else timestamp + settings.slow_read_s
-        verdict, subject = self._verdict(readings, small)
+        verdict, subject = self._verdict(readings, small, crop_bgr.shape[:2])
         (last_verdict, last_subject), count = self._streak
         same = last_verdict == verdict
         if same and subject is not None:
             same = last_subject is not None and _same_card(subject, last_subject)
         self._streak = ((verdict, subject), count + 1 if same else 1)
-        confirmed = self._streak[1] >= settings.confirm_reads
-        if confirmed and verdict == "new":
-            return [self._landed(subject, readings, small, timestamp)]  # type: ignore[arg-type]
-        if confirmed and verdict == "same":
-            self._remember(readings)
-            self._settle(small)
-            return []
-        if confirmed and verdict == "empty":
-            had_cards = self._top is not None
-            self._known, self._top, self._empty = [], None, small
-            self._settle(small)
-            return [PileCleared(timestamp)] if had_cards else []
+        if self._streak[1] >= settings.confirm_reads:
+            if verdict == "new":
+                return [self._landed(subject, readings, small, timestamp)]  # type: ignore[arg-type]
+            if verdict == "same":
+                self._accept(readings, small)
+                return []
+            if verdict == "taken-back":
+                taken = self._top.name if self._top is not None else ""
+                before = self._before_landings.pop()
+                self._top, self._seen = before.top, before.seen
+                self._settle(small)
+                return [CardTakenBack(taken, timestamp, self.top_card)]
+            if verdict == "empty":
+                had_cards = self._top is not None
+                self._top, self._empty = None, small
+                self._before_landings.clear()
+                self._accept([], small)
+                return [PileCleared(timestamp)] if had_cards else []
         # Unreadable, or reads that keep disagreeing: keep trying for a while, then ask — never guess.
         if timestamp - (self._reading_since or timestamp) >= settings.unreadable_after_s:
             self._settle(small)  # asked once; the next motion in the zone starts afresh
             return [CardUnreadable(timestamp)]
         return []
 
-    def _verdict(self, readings: list[_Seen], small: np.ndarray) -> tuple[str, _Seen | None]:
-        """new (with the card), same (old top in place), empty, or unreadable."""
-        new = [seen for seen in readings if not any(_same_card(seen, known) for known in self._known)]
+    def _verdict(
+        self, readings: list[_Seen], small: np.ndarray, crop_shape: tuple[int, ...]
+    ) -> tuple[str, _Seen | None]:
+        """new (with the card), same (old top in place), taken-back, empty, or unreadable."""
+        top_in_place = self._top is not None and any(_same_card(seen, self._top) for seen in readings)
+        if (
+            not top_in_place
+            and self._before_landings
+            and self._matches(self._before_landings[-1].picture, small)
+        ):
+            return "taken-back", None
+        changed = self._changed_region(small)
+        new = [
+            seen for seen in readings if not self._was_visible(seen) and _inside(seen, changed, crop_shape)
+        ]
         if new:
-            # Several unknown cards at once (a pile the watcher never saw): the most complete is on top.
-            return "new", max(new, key=lambda seen: len(seen.points))
-        if self._top is not None and any(_same_card(seen, self._top) for seen in readings):
+            # Several new cards at once (a pile the watcher never saw): the most complete is on top.
+            return "new", max(new, key=lambda seen: (len(seen.points), seen.confidence))
+        if top_in_place:
             # The top card did not move. If what changed now differs from the empty table too,
             # something new lies in the zone (a card off the pile's edge); else cards went away.
-            return (
-                "unreadable" if self._novel_share(small) > self.settings.gate.change_share else "same"
-            ), None
+            novel = self._empty is not None and self._novel_share(small) > self.settings.gate.change_share
+            return ("unreadable" if novel else "same"), None
         if not readings and self._looks_empty(small):
             return "empty", None
         return "unreadable", None
+
+    def _was_visible(self, seen: _Seen) -> bool:
+        return any(_same_card(seen, known) for state in self._seen for known in state)
+
+    def _changed_region(self, small: np.ndarray) -> np.ndarray:
+        """Where the picture changed since the last accounted-for state, grown by two pixels (6 mm)."""
+        if self._reference is None:
+            return np.ones(small.shape, bool)
+        changed = self.gate.changed(self._reference, small).astype(np.uint8)
+        return cv2.dilate(changed, np.ones((5, 5), np.uint8)).astype(bool)
 
     def _novel_share(self, small: np.ndarray) -> float:
         """Share of the zone that changed since the last settled picture into something not the table."""
@@ -308,28 +357,45 @@ class PileWatcher:
 
     def _looks_empty(self, small: np.ndarray) -> bool:
         if self._empty is None:
-            return not self._known  # the first settled frame with nothing readable: the empty table
-        return self.gate.changed_share(self._empty, small) <= self.settings.gate.change_share
+            # The first settled picture with nothing readable on it is taken for the empty table.
+            return not any(self._seen) and self._top is None
+        return self._matches(self._empty, small)
+
+    def _matches(self, picture: np.ndarray, small: np.ndarray) -> bool:
+        return self.gate.changed_share(picture, small) <= self.settings.gate.change_share
 
     def _landed(self, card: _Seen, readings: list[_Seen], small: np.ndarray, timestamp: float) -> CardLanded:
         replayed = self._top is not None and self._top.name == card.name
-        self._remember(readings)
+        if self._reference is not None:
+            snapshot = _Snapshot(self._reference, self._top, self._seen)
+            self._before_landings = [*self._before_landings[-7:], snapshot]
         self._top = card
-        self._settle(small)
+        self._accept(readings, small)
         return CardLanded(card.name, card.confidence, card.box, card.points, timestamp, replayed)
 
-    def _remember(self, readings: list[_Seen]) -> None:
-        """Add the cards seen to those known this round (cards hidden under a hand stay known)."""
-        for seen in readings:
-            if not any(_same_card(seen, known) for known in self._known):
-                self._known.append(seen)
-            if self._top is not None and _same_card(seen, self._top):
-                self._top = seen
+    def _accept(self, readings: list[_Seen], small: np.ndarray) -> None:
+        """The settled picture is accounted for: remember what was visible on it."""
+        if self._top is not None:
+            self._top = next((seen for seen in readings if _same_card(seen, self._top)), self._top)
+        self._seen = (readings, self._seen[0])
+        self._settle(small)
 
     def _settle(self, small: np.ndarray) -> None:
         self._reference = small
         self._dirty = False
         self._reading_since = None
+
+
+def _inside(seen: _Seen, region: np.ndarray, crop_shape: tuple[int, ...]) -> bool:
+    """Whether any of the card's index points falls on a true pixel of the small-picture ``region``."""
+    height, width = crop_shape[:2]
+    size_y, size_x = region.shape
+    for x, y in seen.points:
+        column = min(size_x - 1, max(0, int(x * size_x / width)))
+        row = min(size_y - 1, max(0, int(y * size_y / height)))
+        if region[row, column]:
+            return True
+    return False
 
 
 def read_laid_out(reader: ReadsCards, crops: Iterable[np.ndarray]) -> list[str]:

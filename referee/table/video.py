@@ -36,6 +36,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -53,14 +54,15 @@ from referee.vision.classes import SYMBOL_CLASSES
 from referee.vision.detection import Detection
 from referee.vision.reader import Card
 
+if TYPE_CHECKING:
+    from referee.rules.simulator import SimStep
+
 #: Table surfaces a game is plausibly played on (the renderer's "clutter" is a photo background, not a table).
 TABLE_KINDS: tuple[str, ...] = ("wood", "felt", "tablecloth", "laminate", "solid")
 #: Steps that put a card on the discard pile.
 PILE_STEPS: tuple[str, ...] = ("flip", "play")
 #: Side of a printed table marker and its white quiet zone, millimetres.
 MARKER_MM, MARKER_QUIET_MM = 50.0, 8.0
-#: The pile is tidied (all but the top card slid away, as for R33) once it holds this many cards.
-TIDY_AT = 24
 
 
 @dataclass(frozen=True)
@@ -199,7 +201,37 @@ def simulated_calibration(settings: VideoSettings) -> CalibrationProfile:
         zones=default_zones(settings.table_size_mm),
         px_per_mm=settings.px_per_mm,
         method="simulated",
+        created_at="1970-01-01T00:00:00Z",  # no wall-clock time: the same seed writes the same files
     )
+
+
+def assumed_piles(steps: Sequence[Mapping[str, object]]) -> list[tuple[str, ...]]:
+    """The discard pile after each step, for step lists without the simulator's truth.
+
+    Plays and flips go on top; a flip after a play starts a new round on an empty pile; a Wild
+    Draw Four turned up first goes back before the next flip (R9); an undo right after a play
+    takes that card back.
+    """
+    pile: list[str] = []
+    piles: list[tuple[str, ...]] = []
+    last_landing: str | None = None  # flip or play
+    previous: Mapping[str, object] = {}
+    for step in steps:
+        if "flip" in step:
+            if last_landing == "play":
+                pile = []
+            elif last_landing == "flip" and pile and pile[-1] == "wild-draw4":
+                pile.pop()
+            pile.append(str(step["flip"]))
+            last_landing = "flip"
+        elif "play" in step:
+            pile.append(str(step["play"]))
+            last_landing = "play"
+        elif "undo" in step and "play" in previous and pile:
+            pile.pop()
+        piles.append(tuple(pile))
+        previous = step
+    return piles
 
 
 # --- the timeline ------------------------------------------------------------------------------
@@ -249,13 +281,19 @@ class TableVideo:
         players: Sequence[str],
         seed: int = 0,
         settings: VideoSettings | None = None,
+        piles: Iterable[Sequence[str]] | None = None,
     ) -> None:
+        """``piles``: the discard pile (bottom to top) right after each step, when known (the
+        simulator knows it); otherwise :func:`assumed_piles` infers it from the steps."""
         self.settings = settings or VideoSettings()
         self.players = tuple(players)
         if len(self.players) < 2:
             raise UserError("a simulated game needs at least two players")
         self.seed = int(seed)
         self.steps = [dict(step) for step in steps]
+        self.piles = [tuple(pile) for pile in piles] if piles is not None else assumed_piles(self.steps)
+        if len(self.piles) != len(self.steps):
+            raise ValueError(f"{len(self.piles)} piles for {len(self.steps)} steps")
         self.calibration = simulated_calibration(self.settings)
         self.view = self.calibration.table_view()
         self.image_from_table = np.linalg.inv(self.view.homography)
@@ -276,6 +314,19 @@ class TableVideo:
         self._specs: list[_FrameSpec] = []
         _Director(self, rng).run()
         self._cache: tuple[int, np.ndarray] | None = None
+
+    @classmethod
+    def from_simulation(
+        cls,
+        sim_steps: Iterable[SimStep],
+        players: Sequence[str],
+        seed: int = 0,
+        settings: VideoSettings | None = None,
+    ) -> TableVideo:
+        """Film the rules simulator's steps, following its true discard pile step by step."""
+        sim_steps = list(sim_steps)
+        piles = [tuple(card.name for card in step.truth.discard_pile) for step in sim_steps]
+        return cls([step.observation for step in sim_steps], players, seed, settings, piles)
 
     # --- public -------------------------------------------------------------------------------
 
@@ -645,47 +696,75 @@ class _Director:
 
     def run(self) -> None:
         self.idle((0.6, 1.0))  # the empty table before the deal: the watcher learns it
-        last_pile_step: str | None = None
-        for index, step in enumerate(self.video.steps):
-            seat = self._seat(step.get("by"))
-            if "flip" in step:
-                self._before_flip(last_pile_step, seat)
-                self._land("flip", str(step["flip"]), seat, index, step.get("by"))
-                last_pile_step = "flip"
-            elif "play" in step:
-                if self.rng.random() < self.settings.feint_share:
+        dealer = len(self.video.players) - 1
+        for index, (step, pile) in enumerate(zip(self.video.steps, self.video.piles, strict=True)):
+            kind = next((key for key in PILE_STEPS if key in step), None)
+            if kind is not None:
+                card = str(step[kind])
+                seat = self._seat(step.get("by"), default=dealer if kind == "flip" else None)
+                self._close_reveal()
+                current = tuple(name for name, _ in self.state.pile)
+                if (
+                    pile
+                    and pile[-1] == card
+                    and pile != (*current, card)
+                    and (*current, card)[-len(pile) :] == pile
+                ):
+                    pass  # the pile was reshuffled after this card landed (R33): land first, tidy after
+                else:
+                    self._reconcile(pile[:-1] if pile and pile[-1] == card else pile, seat)
+                if kind == "play" and self.rng.random() < self.settings.feint_share:
                     self._feint(seat)
-                self._land("play", str(step["play"]), seat, index, step.get("by"))
-                last_pile_step = "play"
-                if len(self.state.pile) >= TIDY_AT:
-                    self.idle((0.4, 0.8))
-                    self._tidy(seat)
+                self._land(kind, card, seat, index, step.get("by"))
             elif "reveal" in step:
+                seat = self._seat(step.get("by"))
                 self._reveal(seat, [str(card) for card in step["reveal"]], index, step.get("by"))  # type: ignore[union-attr]
             elif "draw" in step:
+                seat = self._seat(step.get("by"))
                 self._draw(seat, int(step["draw"]))  # type: ignore[arg-type]
-            elif "undo" in step and index and "play" in self.video.steps[index - 1]:
-                self._take_back(seat, "take-back")
+            else:
+                seat = self._seat(step.get("by"))
+            self._reconcile(pile, seat)
             self.idle(self.settings.think_s)
         self._close_reveal()
         self.idle((0.8, 1.2))
 
-    def _seat(self, by: object) -> int:
+    def _seat(self, by: object, default: int | None = None) -> int:
         if isinstance(by, str) and by in self.seat_of:
             return self.seat_of[by]
+        if default is not None:
+            return default
         seat = self.next_seat  # no player named: hands come from the seats in turn
         self.next_seat = (self.next_seat + 1) % len(self.video.players)
         return seat
 
-    def _before_flip(self, last_pile_step: str | None, seat: int) -> None:
-        """A new round clears the table; a re-flip after a Wild Draw Four first takes that card back."""
-        if last_pile_step == "play":
-            self._close_reveal()
-            self._hand_action(seat, self.video.discard_centre(), "clear-pile", change=_StaticState())
-            self.idle((0.6, 1.0))
-        elif last_pile_step == "flip" and self.state.pile and self.state.pile[-1][0] == "wild-draw4":
-            self._take_back(seat, "take-back")
-            self.idle((0.4, 0.8))
+    def _reconcile(self, target: tuple[str, ...], seat: int) -> None:
+        """Make the discard pile hold ``target`` (bottom to top) by taking cards away.
+
+        Taking the top card(s) back (a refused card, a Wild Draw Four turned up first), sliding all
+        but the top card(s) away (R33: the discard pile becomes the draw pile), or gathering the
+        whole pile (a new round) — each by a hand that reaches over the pile.
+        """
+        pile = self.state.pile
+        current = tuple(name for name, _ in pile)
+        if current == target:
+            return
+        kept = len(target)
+        if kept < len(current) and current[:kept] == target:
+            if kept == 0:
+                self._close_reveal()
+                target_mm, kind = self.video.discard_centre(), "clear-pile"
+            else:
+                target_mm, kind = self._grip(seat, pile[-1][1]), "take-back"
+            self._hand_action(seat, target_mm, kind, change=replace(self.state, pile=pile[:kept]))
+        elif 0 < kept < len(current) and current[-kept:] == target:
+            cx, cy = self.video.discard_centre()
+            self._hand_action(seat, (cx - 40.0, cy), "tidy", change=replace(self.state, pile=pile[-kept:]))
+        else:
+            raise ValueError(
+                f"the discard pile cannot go from {list(current)} to {list(target)} without a card landing"
+            )
+        self.idle((0.4, 0.8))
 
     # --- actions ------------------------------------------------------------------------------
 
@@ -867,19 +946,6 @@ class _Director:
     def _draw(self, seat: int, count: int) -> None:
         self._hand_action(
             seat, self.video.draw_pile_centre(), "draw", hold=(0.2 + 0.15 * count, 0.3 + 0.2 * count)
-        )
-
-    def _tidy(self, seat: int) -> None:
-        """Slide all cards but the top one out from under it (the top card does not move)."""
-        cx, cy = self.video.discard_centre()
-        self._hand_action(
-            seat, (cx - 40.0, cy), "tidy", change=replace(self.state, pile=self.state.pile[-1:])
-        )
-
-    def _take_back(self, seat: int, kind: str) -> None:
-        top = self.state.pile[-1][1]
-        self._hand_action(
-            seat, self._grip(seat, top), kind, change=replace(self.state, pile=self.state.pile[:-1])
         )
 
     def _reveal(self, seat: int, cards: list[str], step: int, by: object) -> None:

@@ -1,0 +1,385 @@
+"""``uno-referee bench table``: simulated games through the camera pipeline, scored against the truth.
+
+Each game comes from the rules simulator (one round, seeded), is filmed by
+:class:`~referee.table.video.TableVideo`, cut into discard-zone crops by the matching
+:class:`~calibration.table_view.TableView` and watched by the :class:`~referee.table.pile.PileWatcher`
+with the vision card reader (the shipped model) or, with ``--reader oracle``, a perfect reader
+that isolates the watcher's own logic. The output ends with exactly one line::
+
+    plays_recognised=0.998 false_plays_per_1000_turns=0.4 verdict_latency_p95_s=0.31 idle_cpu_share=0.06
+
+* ``plays_recognised``: share of cards that landed on the pile (plays and dealer flips) that the
+  watcher reported once, with the right name;
+* ``false_plays_per_1000_turns``: reported landings that did not happen (wrong card, twice, or
+  out of nothing: hands, shadows, tidying), per 1,000 turns of the games;
+* ``verdict_latency_p95_s``: 95th percentile, in video time, of report time − the moment the
+  hand left the discard zone;
+* ``idle_cpu_share``: process CPU time / wall time (one core = 1.0) while the pipeline (zone crop,
+  motion gate, watcher) is fed a still table at the camera's frame rate.
+
+Details (per game, identical-card replays, straighten requests, reveals, reader calls) go to
+stderr, so that the one line is all that stdout holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from referee.errors import UserError
+from referee.rules.options import PRESETS, Rules
+from referee.rules.simulator import Habits, RandomPlayer, SimStep, Simulator
+from referee.table.pile import (
+    CardLanded,
+    CardTakenBack,
+    CardUnreadable,
+    PileCleared,
+    PileEvent,
+    PileWatcher,
+    ReadsCards,
+    read_laid_out,
+)
+from referee.table.video import OracleReader, TableVideo, VideoSettings
+from referee.vision.options import add_detector_arguments, add_reader_arguments
+
+READERS = ("auto", "vision", "oracle")
+#: Share of turns where a simulated player lays down a card that does not fit (it is taken back).
+MISPLAY_SHARE = 0.02
+#: ``--quick`` films only the first steps of one round.
+QUICK_STEPS = 30
+DEFAULT_PLAYERS = ("Anna", "Ben", "Clara", "Dan")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--games", type=int, default=3, help="simulated rounds to film and watch (default 3)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first game; game k uses seed + k")
+    parser.add_argument(
+        "--quick", action="store_true", help="one short game and a short idle stretch (a smoke test, ~20 s)"
+    )
+    parser.add_argument(
+        "--reader",
+        choices=READERS,
+        default="auto",
+        help="vision: the detector model; oracle: a perfect reader from the video's truth (the watcher's "
+        "logic alone); auto (default): vision when the model file exists, else oracle",
+    )
+    parser.add_argument("--players", type=int, default=4, help="players per game, 2 to 10 (default 4)")
+    parser.add_argument(
+        "--rules",
+        choices=sorted(PRESETS),
+        default="official",
+        help="rules preset of the simulated games (default official); jump-in is always on, so that "
+        "identical cards land on each other often",
+    )
+    parser.add_argument("--fps", type=float, default=15.0, help="camera frame rate (default 15)")
+    parser.add_argument(
+        "--size", default="960x720", help="camera picture WIDTHxHEIGHT in pixels (default 960x720)"
+    )
+    parser.add_argument(
+        "--off-pile",
+        type=float,
+        default=0.02,
+        help="share of plays landing off the pile first (default 0.02)",
+    )
+    parser.add_argument(
+        "--idle-seconds",
+        type=float,
+        default=5.0,
+        help="length of the still-table CPU measurement (default 5)",
+    )
+    parser.add_argument(
+        "--save", type=Path, help="also write the first game as VIDEO.mp4/.avi with its truth log VIDEO.json"
+    )
+    add_detector_arguments(parser, threads=1)
+    add_reader_arguments(parser)
+
+
+# --- scoring ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Score:
+    """Counts over one or more games."""
+
+    games: int = 0
+    frames: int = 0
+    video_s: float = 0.0
+    turns: int = 0
+    landings: int = 0
+    recognised: int = 0
+    replays: int = 0
+    replays_recognised: int = 0
+    false_plays: int = 0
+    latencies: list[float] = field(default_factory=list)
+    off_pile: int = 0
+    straighten_asked: int = 0
+    straighten_spurious: int = 0
+    clears: int = 0
+    clears_seen: int = 0
+    take_backs: int = 0
+    take_backs_seen: int = 0
+    reveals: int = 0
+    reveals_exact: int = 0
+    reads: int = 0
+    false_examples: list[str] = field(default_factory=list)
+    missed_examples: list[str] = field(default_factory=list)
+
+    def add(self, other: Score) -> None:
+        for name, value in vars(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+    @property
+    def recognised_share(self) -> float:
+        return self.recognised / self.landings if self.landings else 1.0
+
+    @property
+    def false_per_1000_turns(self) -> float:
+        return 1000 * self.false_plays / self.turns if self.turns else 0.0
+
+    @property
+    def latency_p95(self) -> float:
+        return float(np.percentile(self.latencies, 95)) if self.latencies else math.nan
+
+
+def count_turns(steps: Sequence[dict]) -> int:
+    """Turns in a step stream: each play and each pass ends one, and so does a draw not followed by either."""
+    turns = 0
+    for index, step in enumerate(steps):
+        if "play" in step or "pass" in step:
+            turns += 1
+        elif "draw" in step:
+            following = steps[index + 1] if index + 1 < len(steps) else {}
+            turns += not ("play" in following or "pass" in following)
+    return turns
+
+
+def score_game(video: TableVideo, events: Sequence[PileEvent], reveals_read: Sequence[list[str]]) -> Score:
+    """Compare the watcher's events with the video's truth (see the module docstring)."""
+    truth = video.truth
+    score = Score(games=1, frames=video.frame_count, video_s=video.duration_s, turns=count_turns(video.steps))
+    landings = truth.pile_events
+    matched = [False] * len(landings)
+    score.landings = len(landings)
+    score.replays = sum(event.identical_replay for event in landings)
+    landed_times = [event.landed_s for event in landings]
+    for event in events:
+        if isinstance(event, CardLanded):
+            slot = int(np.searchsorted(landed_times, event.timestamp + 1e-9)) - 1
+            expected = landings[slot] if slot >= 0 else None
+            if expected is not None and not matched[slot] and expected.card == event.card:
+                matched[slot] = True
+                score.latencies.append(event.timestamp - expected.hand_left_s)
+            else:
+                score.false_plays += 1
+                want = f"{expected.kind} {expected.card}" if expected else "nothing"
+                score.false_examples.append(
+                    f"seed {video.seed} t={event.timestamp:.2f}s: {event.card} (truth: {want})"
+                )
+        elif isinstance(event, CardUnreadable):
+            if any(
+                e.off_pile_since_s is not None and e.off_pile_since_s <= event.timestamp < e.landed_s
+                for e in landings
+            ):
+                score.straighten_asked += 1
+            else:
+                score.straighten_spurious += 1
+        elif isinstance(event, PileCleared):
+            score.clears_seen += 1
+        elif isinstance(event, CardTakenBack):
+            score.take_backs_seen += 1
+    score.recognised = sum(matched)
+    score.replays_recognised = sum(m for m, e in zip(matched, landings, strict=True) if e.identical_replay)
+    score.missed_examples = [
+        f"seed {video.seed} t={e.landed_s:.2f}s: {e.kind} {e.card}"
+        for m, e in zip(matched, landings, strict=True)
+        if not m
+    ]
+    score.off_pile = sum(e.off_pile_since_s is not None for e in landings)
+    score.clears = sum(d.kind == "clear-pile" for d in truth.disturbances)
+    score.take_backs = sum(d.kind == "take-back" for d in truth.disturbances)
+    score.reveals = len(truth.reveals)
+    score.reveals_exact = sum(
+        sorted(r.cards) == read for r, read in zip(truth.reveals, reveals_read, strict=True)
+    )
+    return score
+
+
+# --- running ------------------------------------------------------------------------------------
+
+
+ReaderFactory = Callable[[TableVideo, str], ReadsCards]
+
+
+def watch_video(
+    video: TableVideo, make_reader: ReaderFactory
+) -> tuple[list[PileEvent], list[list[str]], int]:
+    """The product's path over every frame: zone crop → watcher; then each laid-out hand read.
+
+    Returns the watcher's events, the cards read for each reveal, and the reader calls made.
+    """
+    view = video.view
+    reader = make_reader(video, "discard")
+    watcher = PileWatcher(reader)
+    events: list[PileEvent] = []
+    for frame in video.frames():
+        if isinstance(reader, OracleReader):
+            reader.show(frame.index)
+        events += watcher.feed(view.crop(frame.image, "discard"), frame.timestamp)
+    scoring_reader = make_reader(video, "scoring")
+    reveals_read = []
+    for reveal in video.truth.reveals:
+        # Three pictures while the hand lies there, the first a few frames after the hand left.
+        first, last = reveal.laid_frame + 2, max(reveal.laid_frame + 2, reveal.removed_frame - 2)
+        indices = sorted({round(v) for v in np.linspace(first, last, 3)})
+        reveals_read.append(read_laid_out(scoring_reader, _scoring_crops(video, scoring_reader, indices)))
+    return events, reveals_read, watcher.reads
+
+
+def _scoring_crops(video: TableVideo, reader: ReadsCards, indices: Sequence[int]):
+    """Scoring-zone crops of the given frames; the oracle is moved to each frame just before it is read."""
+    for index in indices:
+        if isinstance(reader, OracleReader):
+            reader.show(index)
+        yield video.view.crop(video.render(index), "scoring")
+
+
+def measure_idle_cpu(video: TableVideo, make_reader: ReaderFactory, seconds: float) -> tuple[float, int]:
+    """CPU share of one core for crop + gate + watcher over a still table, paced at the camera rate.
+
+    The still pictures are rendered first (the renderer is not part of the product); then the
+    watcher sees them in real time. Returns (share, reader calls during the measurement).
+    """
+    fps = video.settings.fps
+    last = video.frame_count - 1
+    count = max(2, round(seconds * fps))
+    start_s = video.duration_s
+    pictures = [video.render(last, at_s=start_s + k / fps) for k in range(min(count, round(3 * fps)))]
+    reader = make_reader(video, "discard")
+    if isinstance(reader, OracleReader):
+        reader.show(last)
+    watcher = PileWatcher(reader)
+    view = video.view
+    warmup = round(fps)  # the first second: the watcher learns the table and reads what lies there
+    for k in range(warmup):
+        watcher.feed(view.crop(pictures[k % len(pictures)], "discard"), k / fps)
+    reads_before = watcher.reads
+    cpu_start, wall_start = time.process_time(), time.perf_counter()
+    for k in range(count):
+        delay = wall_start + k / fps - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        watcher.feed(view.crop(pictures[(warmup + k) % len(pictures)], "discard"), (warmup + k) / fps)
+    wall = time.perf_counter() - wall_start
+    return (time.process_time() - cpu_start) / wall, watcher.reads - reads_before
+
+
+def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
+    """The reader the options ask for: a vision reader built once, or an oracle per video and zone."""
+    choice = args.reader
+    if choice == "auto":
+        from models import default_model_path
+
+        model = args.model or default_model_path()
+        choice = "vision" if Path(model).is_file() else "oracle"
+    if choice == "oracle":
+        return "oracle", lambda video, zone: OracleReader(video, zone)
+    from referee.vision.options import reader_from_args
+
+    vision = reader_from_args(args)
+    return f"vision ({vision.detector.info.path.name})", lambda video, zone: vision
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--size {text!r}: write WIDTHxHEIGHT, e.g. 960x720") from None
+    return width, height
+
+
+def simulated_round(
+    players: Sequence[str], seed: int, rules: Rules, max_steps: int | None = None
+) -> list[SimStep]:
+    """The first round of a simulated match between random players who now and then misplay."""
+    seats = {name: RandomPlayer(Habits(misplay=MISPLAY_SHARE)) for name in players}
+    steps: list[SimStep] = []
+    for step in Simulator(seats, rules, seed=seed):
+        if step.truth.round_number > 1 or (max_steps is not None and len(steps) >= max_steps):
+            break
+        steps.append(step)
+    return steps
+
+
+def run(args: argparse.Namespace) -> int:
+
+    if args.games < 1:
+        raise UserError("--games must be at least 1")
+    if not 2 <= args.players <= 10:
+        raise UserError("--players must be 2 to 10")
+    games = 1 if args.quick else args.games
+    idle_seconds = min(args.idle_seconds, 2.0) if args.quick else args.idle_seconds
+    settings = VideoSettings(fps=args.fps, frame_size=_parse_size(args.size), off_pile_share=args.off_pile)
+    reader_name, make_reader = _reader_factory(args)
+    rules = Rules.preset(args.rules, jump_in=True)
+    players = (
+        DEFAULT_PLAYERS[: args.players]
+        if args.players <= 4
+        else tuple(f"P{k + 1}" for k in range(args.players))
+    )
+    total = Score()
+    started = time.perf_counter()
+    video = None
+    for game in range(games):
+        seed = args.seed + game
+        steps = simulated_round(players, seed, rules, max_steps=QUICK_STEPS if args.quick else None)
+        video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings)
+        if game == 0 and args.save:
+            truth_path, calibration_path = video.write(args.save)
+            print(f"wrote {args.save}, {truth_path} and {calibration_path}", file=sys.stderr)
+        events, reveals_read, reads = watch_video(video, make_reader)
+        score = score_game(video, events, reveals_read)
+        score.reads = reads
+        total.add(score)
+        print(
+            f"game {game + 1}/{games} seed {seed}: {score.recognised}/{score.landings} landings recognised, "
+            f"{score.false_plays} false, {score.turns} turns, {video.duration_s:.0f} s video, {reads} reads",
+            file=sys.stderr,
+        )
+    assert video is not None
+    idle_share, idle_reads = measure_idle_cpu(video, make_reader, idle_seconds)
+    _report_details(total, reader_name, idle_reads, time.perf_counter() - started)
+    print(
+        f"plays_recognised={total.recognised_share:.3f} "
+        f"false_plays_per_1000_turns={total.false_per_1000_turns:.1f} "
+        f"verdict_latency_p95_s={total.latency_p95:.2f} "
+        f"idle_cpu_share={idle_share:.3f}"
+    )
+    return 0
+
+
+def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: float) -> None:
+    median = float(np.median(total.latencies)) if total.latencies else math.nan
+    lines = [
+        f"reader: {reader_name}; {total.games} games, {total.frames} frames ({total.video_s:.0f} s of video) "
+        f"in {elapsed_s:.0f} s",
+        f"landings {total.recognised}/{total.landings}, identical-card replays {total.replays_recognised}/"
+        f"{total.replays}, false {total.false_plays} in {total.turns} turns",
+        f"latency after the hand left: median {median:.2f} s, "
+        f"max {max(total.latencies, default=math.nan):.2f} s",
+        f"straighten requests: {total.straighten_asked} for {total.off_pile} cards off the pile, "
+        f"{total.straighten_spurious} spurious",
+        f"'pile cleared' {total.clears_seen} for {total.clears} clears; "
+        f"'taken back' {total.take_backs_seen} for {total.take_backs} cards taken back",
+        f"reveals read exactly: {total.reveals_exact}/{total.reveals}; reader calls {total.reads} "
+        f"({total.reads / max(1, total.frames):.3f} per frame), {idle_reads} while idle",
+    ]
+    lines += [f"false: {text}" for text in total.false_examples[:5]]
+    lines += [f"missed: {text}" for text in total.missed_examples[:5]]
+    print("\n".join(lines), file=sys.stderr)
