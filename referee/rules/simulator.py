@@ -28,7 +28,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from types import MappingProxyType
+from typing import NamedTuple, Protocol
 
 from referee.rules.cards import Card, Colour, Rank, deck, hand_points
 from referee.rules.legality import can_play, can_stack, declarable_colours, wd4_is_legal
@@ -60,13 +61,18 @@ _ROUND_OVER = frozenset({"scores", "next_round", "match_over"})
 _REFLIP_FROM = frozenset({"play", "challenge_or_accept"})
 
 
+_new_truth = _new_step = tuple.__new__
+
+
 class SimulationError(RuntimeError):
     """The simulated match cannot go on (a player broke the protocol, or a match never ends)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Truth:
-    """What really is on the table right after a step (hands included, which the referee never sees)."""
+class Truth(NamedTuple):
+    """What really is on the table right after a step (hands included, which the referee never sees).
+
+    A named tuple rather than a dataclass: one is built per step, and this is the cheapest immutable record.
+    """
 
     round_number: int
     dealer: str
@@ -75,7 +81,9 @@ class Truth:
     colour: str | None
     direction: str
     top: str | None
-    hands: Mapping[str, tuple[Card, ...]]
+    #: Seat names, clockwise, and each seat's real cards in the same order.
+    names: tuple[str, ...]
+    seat_hands: tuple[tuple[Card, ...], ...]
     draw_pile_cards: tuple[Card, ...]
     discard_pile: tuple[Card, ...]
     set_aside: tuple[Card, ...]
@@ -88,9 +96,14 @@ class Truth:
     eliminated: tuple[str, ...]
 
     @property
+    def hands(self) -> dict[str, tuple[Card, ...]]:
+        """Every seat's real cards by name."""
+        return dict(zip(self.names, self.seat_hands, strict=True))
+
+    @property
     def counts(self) -> dict[str, int]:
         """Every seat's real hand size."""
-        return {name: len(cards) for name, cards in self.hands.items()}
+        return dict(zip(self.names, map(len, self.seat_hands), strict=True))
 
     @property
     def draw_pile(self) -> int:
@@ -100,7 +113,7 @@ class Truth:
     @property
     def cards_total(self) -> int:
         """Hands + draw pile + discard pile + cards set aside: the deck size when nothing got lost."""
-        in_hands = sum(len(cards) for cards in self.hands.values())
+        in_hands = sum(map(len, self.seat_hands))
         return in_hands + len(self.draw_pile_cards) + len(self.discard_pile) + len(self.set_aside)
 
     def expectations(self) -> dict[str, object]:
@@ -122,8 +135,7 @@ class Truth:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class SimStep:
+class SimStep(NamedTuple):
     """One observation of the game and the truth right after it.
 
     ``accepted`` is what a correct referee answers (``False`` for a deliberate misplay or a wrong
@@ -354,6 +366,7 @@ class Simulator:
         self._scores = [0] * self._n
         self._eliminated = [False] * self._n
         self._dealer = self._n - 1
+        self._publish_scores()
         self._round_number = 0
         self._match_winner = -1
         self._steps = 0
@@ -423,6 +436,7 @@ class Simulator:
         # The draw cards stacked for the seat on turn (R37), and the Wild Draw Four that may be
         # challenged: (its player, the victim, the hand it was played from, top and colour before it).
         self._stack: list[Card] = []
+        self._pending = 0
         self._challengeable: tuple[int, int, tuple[Card, ...], Card | None, Colour | None] | None = None
         # UNO (R27, R28): seats whose window is open (just left with one card, no one else acted
         # since), in the order they opened; seats still catchable later under caught_any_time.
@@ -434,10 +448,6 @@ class Simulator:
         self._points: int | None = None
         self._penalties: list[Penalty] = []
         self._reflip_owed = False
-
-    @property
-    def _pending(self) -> int:
-        return sum(card.draw_amount for card in self._stack)
 
     def _deal(self) -> None:
         """Collect every card, shuffle, deal ``hand_size`` each one at a time from left of the dealer."""
@@ -490,28 +500,33 @@ class Simulator:
         if self._reflip_owed and waiting in _REFLIP_FROM:
             waiting = "flip"
         colour = self._colour
-        truth = Truth(
-            round_number=self._round_number,
-            dealer=names[self._dealer],
-            waiting_for=waiting,
-            turn=None if waiting in _ROUND_OVER else names[self._turn],
-            colour="choose" if waiting == "colour" else (colour.label if colour is not None else None),
-            direction=DIRECTION_NAMES[self._direction],
-            top=top.name if top is not None else None,
-            hands={name: tuple(hand) for name, hand in zip(names, self._hands, strict=True)},
-            draw_pile_cards=tuple(self._draw),
-            discard_pile=tuple(self._discard),
-            set_aside=tuple(self._aside),
-            pending_draw=self._pending,
-            penalties=tuple(self._penalties),
-            round_winner=names[self._round_winner] if self._round_winner >= 0 else None,
-            points=self._points,
-            scores=dict(zip(names, self._scores, strict=True)),
-            match_winner=names[self._match_winner] if self._match_winner >= 0 else None,
-            eliminated=tuple(name for name, out in zip(names, self._eliminated, strict=True) if out),
+        # Positional, in field order: the fastest way to build the per-step record.
+        truth = _new_truth(
+            Truth,
+            (
+                self._round_number,
+                names[self._dealer],
+                waiting,
+                None if waiting in _ROUND_OVER else names[self._turn],
+                "choose" if waiting == "colour" else (colour.label if colour is not None else None),
+                DIRECTION_NAMES[self._direction],
+                top.name if top is not None else None,
+                names,
+                tuple(map(tuple, self._hands)),
+                tuple(self._draw),
+                tuple(self._discard),
+                tuple(self._aside),
+                self._pending,
+                tuple(self._penalties),
+                names[self._round_winner] if self._round_winner >= 0 else None,
+                self._points,
+                self._score_view,
+                names[self._match_winner] if self._match_winner >= 0 else None,
+                self._eliminated_view,
+            ),
         )
         self._penalties = []
-        return SimStep(observation, truth, accepted, reason, landed)
+        return _new_step(SimStep, (observation, truth, accepted, reason, landed))
 
     # ------------------------------------------------------------------------------ cards moving
 
@@ -831,7 +846,7 @@ class Simulator:
         changed = [seat]
         if rank is Rank.WILD_DRAW4:
             victim = self._next(seat)
-            self._stack.append(card)
+            self._stack_up(card)
             self._challengeable = (seat, victim, _without_one(held, card), under[0], under[1])
             self._turn = victim
             self._waiting = "challenge_or_accept"
@@ -868,7 +883,7 @@ class Simulator:
         elif rank is Rank.DRAW2:
             victim = self._next(seat)
             if rules.stacking != "off":
-                self._stack.append(card)
+                self._stack_up(card)
                 self._turn = victim
                 self._waiting = "challenge_or_accept"
             else:
@@ -969,8 +984,14 @@ class Simulator:
             return "stack"
         return "draw4" if self._stack[0].rank is Rank.WILD_DRAW4 else "draw2"
 
+    def _stack_up(self, card: Card) -> None:
+        """A draw card waits for the next seat (with stacking, on top of the ones before, R37)."""
+        self._stack.append(card)
+        self._pending += card.draw_amount
+
     def _clear_pending(self) -> None:
         self._stack = []
+        self._pending = 0
         self._challengeable = None
 
     def _challenge(self, victim: int) -> Iterator[SimStep]:
@@ -984,7 +1005,7 @@ class Simulator:
         self._challengeable = None
         if not wd4_is_legal(held, under_top, under_colour, self.rules):
             self._penalise(player, 4, "challenge_guilty")
-            self._stack.pop()
+            self._pending -= self._stack.pop().draw_amount
             if self._stack:
                 # Stacking: the draws stacked below the Wild Draw Four still wait for the challenger.
                 self._waiting = "challenge_or_accept"
@@ -1016,7 +1037,7 @@ class Simulator:
         """The last card is down; a Draw Two or Wild Draw Four still makes the next seat draw (R29)."""
         if card.draw_amount:
             victim = self._next(seat)
-            self._stack.append(card)
+            self._stack_up(card)
             self._penalise(victim, self._pending, self._stack_reason())
         self._colour = card.colour
         self._clear_pending()
@@ -1070,6 +1091,14 @@ class Simulator:
                     self._match_winner = winner if winner in remaining else remaining[0]
         self._points = points
         self._waiting = "match_over" if self._match_winner >= 0 else "next_round"
+        self._publish_scores()
+
+    def _publish_scores(self) -> None:
+        """Immutable copies of the match totals and eliminations for the truths (they change per round)."""
+        self._score_view = MappingProxyType(dict(zip(self.names, self._scores, strict=True)))
+        self._eliminated_view = tuple(
+            name for name, out in zip(self.names, self._eliminated, strict=True) if out
+        )
 
 
 def _without_one(cards: Sequence[Card], card: Card) -> tuple[Card, ...]:
