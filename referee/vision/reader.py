@@ -134,7 +134,7 @@ class CardReader:
         )
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
         indices = [index for d in symbols if (index := self._index(image_bgr, d, colourblind)) is not None]
-        cards = [self._card(group) for group in self._pair(indices)]
+        cards = [self._card(group, image_bgr.shape) for group in self._pair(indices)]
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
 
     # --- one index ------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ class CardReader:
         groups += [(index,) for k, index in enumerate(indices) if k not in paired]
         return groups
 
-    def _card(self, group: tuple[_Index, ...]) -> Card:
+    def _card(self, group: tuple[_Index, ...], image_shape: tuple[int, ...]) -> Card:
         first = group[0]
         symbol = first.detection.class_name
         colour_from, certainty = first.colour_from, max(index.certainty for index in group)
@@ -208,18 +208,22 @@ class CardReader:
             symbol=symbol,
             colour=first.colour,
             confidence=float(score * certainty),
-            box=self._card_box(group),
+            box=self._card_box(group, image_shape),
             colour_from=colour_from,
             indices=tuple(index.detection for index in group),
         )
 
-    def _card_box(self, group: tuple[_Index, ...]) -> tuple[float, float, float, float]:
-        """Both corners known: their union grown to the card's edge; one corner: the index grown."""
+    def _card_box(
+        self, group: tuple[_Index, ...], image_shape: tuple[int, ...]
+    ) -> tuple[float, float, float, float]:
+        """Both corners known: their union grown to the card's edge; one corner: the index grown
+        (its direction from the card's centre is unknown), clipped to the picture."""
         boxes = np.asarray([index.detection.box for index in group])
         grow = self.settings.card_margin * max(index.detection.size for index in group)
         x1, y1 = boxes[:, :2].min(axis=0) - grow
         x2, y2 = boxes[:, 2:].max(axis=0) + grow
-        return float(max(0.0, x1)), float(max(0.0, y1)), float(x2), float(y2)
+        height, width = image_shape[:2]
+        return float(max(0.0, x1)), float(max(0.0, y1)), float(min(width, x2)), float(min(height, y2))
 
 
 def _suppress_cross_class(detections: list[Detection], iou_threshold: float) -> list[Detection]:
