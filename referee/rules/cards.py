@@ -211,6 +211,19 @@ def parse_cards(names: object) -> tuple[Card, ...]:
     return tuple(parse_card(name) for name in names)
 
 
+def _classic_deck() -> tuple[Card, ...]:
+    cards: list[Card] = []
+    for colour in Colour:
+        cards.append(CARDS_BY_NAME[f"{colour.label}-0"])
+        for rank in Rank:
+            if Rank.ONE <= rank <= Rank.DRAW2:
+                cards += [CARDS_BY_NAME[f"{colour.label}-{rank.label}"]] * 2
+    return (*cards, *[CARDS_BY_NAME["wild"]] * 4, *[CARDS_BY_NAME["wild-draw4"]] * 4)
+
+
+_CLASSIC_DECK = _classic_deck()
+
+
 def deck(rules: Rules) -> list[Card]:
     """A full deck for ``rules``: 108 cards (R1) or 112 (R2: + 3 wild-custom and the ``extra_wild``).
 
@@ -220,13 +233,7 @@ def deck(rules: Rules) -> list[Card]:
     >>> sorted({card.name for card in deck(Rules(deck="deck112", extra_wild="shuffle")) if card.is_wild})
     ['wild', 'wild-custom', 'wild-draw4', 'wild-shuffle']
     """
-    cards: list[Card] = []
-    for colour in Colour:
-        cards.append(CARDS_BY_NAME[f"{colour.label}-0"])
-        for rank in Rank:
-            if Rank.ONE <= rank <= Rank.DRAW2:
-                cards += [CARDS_BY_NAME[f"{colour.label}-{rank.label}"]] * 2
-    cards += [CARDS_BY_NAME["wild"]] * 4 + [CARDS_BY_NAME["wild-draw4"]] * 4
+    cards = list(_CLASSIC_DECK)
     if rules.deck == "deck112":
         cards += [CARDS_BY_NAME["wild-custom"]] * 3 + [CARDS_BY_NAME[f"wild-{rules.extra_wild}"]]
     return cards

@@ -204,6 +204,18 @@ class TableState:
         return dict(self.__dict__)
 
 
+_CARDS_IN_DECK: dict[tuple[str, str], frozenset[Card]] = {}
+
+
+def _cards_in_deck(rules: Rules) -> frozenset[Card]:
+    """The distinct cards of the deck in use (built once per deck kind)."""
+    key = (rules.deck, rules.extra_wild)
+    cards = _CARDS_IN_DECK.get(key)
+    if cards is None:
+        cards = _CARDS_IN_DECK[key] = frozenset(deck(rules))
+    return cards
+
+
 class _Announcements:
     """Events built once per list of players and shared by every table seating them (events are immutable)."""
 
@@ -241,7 +253,6 @@ class Table:
         "_ev_played",
         "_ev_skipped",
         "_ev_turn",
-        "_handlers",
         "_keep_top",
         "_misplay",
         "_n",
@@ -264,10 +275,10 @@ class Table:
         self._setup = setup
         rules = self._rules = setup.rules
         names = self._names = setup.players
-        n = self._n = len(names)
+        self._n = len(names)
         self._seat = {name: seat for seat, name in enumerate(names)}
         self._deck_size = rules.deck_size
-        self._deck_cards = frozenset(deck(rules))
+        self._deck_cards = _cards_in_deck(rules)
         self._stacking = rules.stacking != "off"
         self._keep_top = rules.reshuffle_keep_top
         self._misplay = rules.misplay_penalty
@@ -282,21 +293,16 @@ class Table:
         self._ev_played = announcements.played
         self._events: list[Event] = []
         self._penalties: list[Penalty] = []
-        self._handlers: dict[type, Callable[[Any], Verdict]] = {
-            Play: self._on_play,
-            Draw: self._on_draw,
-            Pass: self._on_pass,
-            ChooseColour: self._on_colour,
-            Accept: self._on_accept,
-            Uno: self._on_uno,
-            Catch: self._on_catch,
-            Challenge: self._on_challenge,
-            Reveal: self._on_reveal,
-            Target: self._on_target,
-            Flip: self._on_flip,
-        }
-        self._scores = self._team_scores([setup.scores.get(name, 0) for name in names])
-        eliminated = [False] * n
+        self._set_initial_state()
+        self._log: list[Observation] = []
+        # The first checkpoint is the construction itself (None): rebuilt from the setup, not copied.
+        self._checkpoints: list[tuple[int, tuple[Any, ...] | None]] = [(0, None)]
+
+    def _set_initial_state(self) -> None:
+        """The state the setup describes, before any observation."""
+        setup, rules = self._setup, self._rules
+        self._scores = self._team_scores([setup.scores.get(name, 0) for name in self._names])
+        eliminated = [False] * self._n
         if rules.match_mode == "elimination":
             eliminated = [score >= rules.target_score for score in self._scores]
         self._eliminated = eliminated
@@ -306,8 +312,6 @@ class Table:
         self._start_round()
         if setup.mid_round:
             self._resume_mid_round(setup)
-        self._log: list[Observation] = []
-        self._checkpoints: list[tuple[int, tuple[Any, ...]]] = [(0, self._snapshot())]
 
     # ----------------------------------------------------------------------------------- construction
 
@@ -551,7 +555,7 @@ class Table:
 
     def observe(self, observation: Observation) -> Verdict:
         """Judge one observation; on rejection the state is unchanged (apart from a rule's penalty)."""
-        handler = self._handlers.get(observation.__class__)
+        handler = _HANDLERS.get(observation.__class__)
         if handler is None:
             if observation.__class__ is Undo:
                 return self._take_back()
@@ -559,7 +563,7 @@ class Table:
         self._events = []
         self._penalties = []
         try:
-            verdict = handler(observation)
+            verdict = handler(self, observation)
         except BaseException:
             # Never leave half a change behind (names are checked before any change; a bug might not be).
             self._rebuild(len(self._log))
@@ -580,7 +584,7 @@ class Table:
     # snapshot every CHECKPOINT_EVERY of them. Undo restores the checkpoint and replays the rest.
 
     def _snapshot(self) -> tuple[Any, ...]:
-        return tuple(value.copy() if value.__class__ is list else value for value in _state_of(self))
+        return tuple([value.copy() if value.__class__ is list else value for value in _state_of(self)])
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
         for field_name, value in zip(_STATE_FIELDS, snapshot, strict=True):
@@ -601,12 +605,14 @@ class Table:
         while checkpoints[-1][0] > length:
             checkpoints.pop()
         index, snapshot = checkpoints[-1]
-        self._restore(snapshot)
-        handlers = self._handlers
+        if snapshot is None:
+            self._set_initial_state()
+        else:
+            self._restore(snapshot)
         for observation in self._log[index:length]:
             self._events = []
             self._penalties = []
-            handlers[observation.__class__](observation)
+            _HANDLERS[observation.__class__](self, observation)
         self._events = []
         self._penalties = []
 
@@ -1421,3 +1427,19 @@ class Table:
             self._give(catcher, rules.false_catch_penalty, "false_catch")
             return self._verdict("nothing_to_catch")
         return self._reject("nothing_to_catch", catcher)
+
+
+#: How each observation type is judged (dispatch on the exact type: one dict lookup per observation).
+_HANDLERS: dict[type, Callable[[Table, Any], Verdict]] = {
+    Play: Table._on_play,
+    Draw: Table._on_draw,
+    Pass: Table._on_pass,
+    ChooseColour: Table._on_colour,
+    Accept: Table._on_accept,
+    Uno: Table._on_uno,
+    Catch: Table._on_catch,
+    Challenge: Table._on_challenge,
+    Reveal: Table._on_reveal,
+    Target: Table._on_target,
+    Flip: Table._on_flip,
+}
