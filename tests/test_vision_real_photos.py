@@ -1,0 +1,62 @@
+"""The card reader's colour on real photos: the shared Roboflow validation set (real decks, real light).
+
+The photos carry symbol labels only; the colours of 60 of them were checked by eye and stored in
+``tests/data/roboflow_valid_colours.json``. The labelled boxes stand in for the detector here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.vision.backends import load_detector
+from referee.vision.classes import CLASS_NAMES
+from referee.vision.detection import Detection
+from referee.vision.evaluate import labelled_images
+from referee.vision.images import read_image
+from referee.vision.reader import CardReader
+from referee.vision.scripted import tensor_for_boxes, write_scripted_model
+
+EXPECTED = Path(__file__).parent / "data" / "roboflow_valid_colours.json"
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory) -> CardReader:
+    path = tmp_path_factory.mktemp("model") / "unused.onnx"
+    return CardReader(load_detector(write_scripted_model(path, tensor_for_boxes([(0, 0, 1, 1)], ["0"], 0.0))))
+
+
+@pytest.fixture(scope="module")
+def photos(shared):
+    return labelled_images(shared / "data" / "uno-cards-roboflow" / "valid", roboflow=True)
+
+
+def as_detection(class_id: int, box) -> Detection:
+    return Detection(tuple(box), class_id, CLASS_NAMES[class_id], 0.9)
+
+
+def test_colours_checked_by_eye(reader, photos):
+    expected = json.loads(EXPECTED.read_text())["cards"]
+    by_stem = {item.path.stem: item for item in photos}
+    wrong = {}
+    for stem, name in expected.items():
+        item = by_stem[stem]
+        cards = reader.cards_from_detections(read_image(item.path), [as_detection(*item.boxes[0])])
+        read = cards[0].name if cards else None
+        if read != name:
+            wrong[stem] = (name, read)
+    # Known miss (1 of 60): a blue 5 fanned under a red card whose field fills half the labelled box.
+    assert len(wrong) <= 1, wrong
+
+
+def test_every_real_index_reads_as_a_card(reader, photos):
+    """No real corner index is rejected as 'not card-like' (each photo holds three cards)."""
+    rejected = []
+    for item in photos:
+        image = read_image(item.path)
+        for class_id, box in item.boxes:
+            if not reader.cards_from_detections(image, [as_detection(class_id, box)]):
+                rejected.append((item.path.name, CLASS_NAMES[class_id]))
+    assert len(photos) == 300 and not rejected
