@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import cv2
 import numpy as np
 
 from referee.errors import UserError
@@ -229,8 +230,6 @@ class OpenCvDnnDetector(LetterboxDetector):
     backend = "opencv-dnn"
 
     def _load(self, imgsz: int | None) -> ModelInfo:
-        import cv2
-
         cv2.setNumThreads(self.threads)  # process-wide in OpenCV; the bench measures one thread
         try:
             self.net = cv2.dnn.readNetFromONNX(str(self.model_path))
