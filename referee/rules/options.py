@@ -120,6 +120,8 @@ class Rules:
         """
         if not isinstance(name, str) or name not in PRESETS:
             raise OptionError(f"unknown rules preset {name!r}; choose one of {', '.join(PRESETS)}")
+        if not overrides:
+            return PRESETS[name]  # immutable: share it rather than validate a copy
         for option in overrides:
             _check_name(option)
         overrides = {option: _unyaml(option, value) for option, value in overrides.items()}
