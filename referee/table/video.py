@@ -61,6 +61,9 @@ if TYPE_CHECKING:
 TABLE_KINDS: tuple[str, ...] = ("wood", "felt", "tablecloth", "laminate", "solid")
 #: Steps that put a card on the discard pile.
 PILE_STEPS: tuple[str, ...] = ("flip", "play")
+#: A hand's shadow: darkness, and offset from the hand in card heights (the lamp is behind and left).
+HAND_SHADOW = 0.35
+SHADOW_SHIFT = np.float64([0.07, 0.1])
 #: Side of a printed table marker and its white quiet zone, millimetres.
 MARKER_MM, MARKER_QUIET_MM = 50.0, 8.0
 
@@ -262,6 +265,8 @@ class _SeatHand:
     tip: tuple[float, float]  # fingertip point in sprite pixels
     occluding: np.ndarray  # alpha > 0.5, for "is the hand over the zone" checks
     direction_mm: tuple[float, float]  # unit vector from the table centre towards the seat
+    shadow: Sprite  # the soft shadow it casts, blurred once, padded by ``shadow_pad`` on every side
+    shadow_pad: int
 
 
 def _ease_out(t: float) -> float:
@@ -313,7 +318,7 @@ class TableVideo:
         self._statics: list[_StaticState] = [_StaticState()]
         self._specs: list[_FrameSpec] = []
         _Director(self, rng).run()
-        self._cache: tuple[int, np.ndarray] | None = None
+        self._cache: tuple[int, np.ndarray, np.ndarray] | None = None  # version, sharp, blurred
 
     @classmethod
     def from_simulation(
@@ -366,9 +371,10 @@ class TableVideo:
             )
         if spec.hand is not None:
             seat, x0, y0 = spec.hand
-            place(
-                image, self._hands[seat].sprite, _translation(x0, y0), shadow=0.35, shadow_offset=(7.0, 10.0)
-            )
+            hand = self._hands[seat]
+            shift = SHADOW_SHIFT * self._card_px - hand.shadow_pad
+            place(image, hand.shadow, _translation(x0 + shift[0], y0 + shift[1]))
+            place(image, hand.sprite, _translation(x0, y0))
         return self._camera_effects(image, self.timestamp(index) if at_s is None else at_s)
 
     def scene(self, index: int, zone: str = "discard") -> Scene:
@@ -532,7 +538,11 @@ class TableVideo:
         ys, xs = np.nonzero(alpha)
         x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
         sprite = Sprite(bgr[y0:y1, x0:x1].copy(), alpha[y0:y1, x0:x1].copy())
-        return _SeatHand(sprite, (centre - x0, centre - y0), sprite.alpha > 127, direction)
+        pad = 2 * round(self._card_px * 0.06) + 1  # also the blur kernel: the shadow's soft edge
+        cast = cv2.copyMakeBorder(sprite.alpha, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        cast = (cv2.GaussianBlur(cast, (pad, pad), 0) * HAND_SHADOW).astype(np.uint8)
+        shadow = Sprite(np.zeros((*cast.shape, 3), np.uint8), cast)
+        return _SeatHand(sprite, (centre - x0, centre - y0), sprite.alpha > 127, direction, shadow, pad)
 
     def _render_base(self, rng: np.random.Generator) -> np.ndarray:
         """The empty table with markers and the face-down draw pile (rendered once per video)."""
@@ -579,9 +589,17 @@ class TableVideo:
     # --- frames -------------------------------------------------------------------------------
 
     def _static_image(self, version: int) -> np.ndarray:
-        """The still part of the picture for a state version; built on the previous one when it grew."""
-        if self._cache is not None and self._cache[0] == version:
-            return self._cache[1]
+        """The still part of the picture (blurred by the optics) for a state version."""
+        if self._cache is None or self._cache[0] != version:
+            sharp = self._sharp_static(version)
+            blurred = sharp
+            if self.settings.blur_sigma > 0:
+                blurred = cv2.GaussianBlur(sharp, (3, 3), self.settings.blur_sigma)
+            self._cache = (version, sharp, blurred)
+        return self._cache[2]
+
+    def _sharp_static(self, version: int) -> np.ndarray:
+        """The still part of the picture, built on the cached one when only cards were added."""
         state = self._statics[version]
         image, laid_pile, laid_scoring = self._base, 0, 0
         if self._cache is not None:
@@ -593,14 +611,12 @@ class TableVideo:
         image = image.copy()
         for name, pose in state.pile[laid_pile:] + state.scoring[laid_scoring:]:
             place(image, self._sprite(name), self._card_homography(name, pose), shadow=0.35)
-        self._cache = (version, image)
         return image
 
     def _camera_effects(self, image: np.ndarray, at_s: float) -> np.ndarray:
-        """Light (colour cast, drift, vignetting), optics blur and sensor noise, all in uint8."""
-        lit = cv2.multiply(image, self._lighting.gain_map(at_s), scale=1 / 128)
-        if self.settings.blur_sigma > 0:
-            lit = cv2.GaussianBlur(lit, (3, 3), self.settings.blur_sigma)
+        """Light (colour cast, drift, vignetting) and sensor noise, all in uint8."""
+        gain_map, brightness = self._lighting.at(at_s)
+        lit = cv2.multiply(image, gain_map, scale=brightness / 128)
         return self._noise.apply(lit, np.random.default_rng([self.seed, round(at_s * 1000)]))
 
 
@@ -612,6 +628,7 @@ class _Lighting:
     """A colour cast, vignetting and a slow drift of brightness and of a light gradient."""
 
     GRID = (16, 12)
+    MAP_STEP_S = 0.5
 
     def __init__(self, settings: VideoSettings, rng: np.random.Generator) -> None:
         self.size = settings.frame_size
@@ -626,15 +643,24 @@ class _Lighting:
         self.vignette = rng.uniform(0.05, 0.18) * (xs**2 + ys**2) / 2
         self.periods = rng.uniform([30, 7, 20], [90, 15, 60])
         self.phases = rng.uniform(0, 2 * math.pi, 3)
+        self._map: tuple[int, np.ndarray] | None = None
 
-    def gain_map(self, t: float) -> np.ndarray:
-        """Per-pixel, per-channel gain × 128 (uint8) for ``cv2.multiply(image, map, scale=1/128)``."""
+    def at(self, t: float) -> tuple[np.ndarray, float]:
+        """The light at time ``t``: a per-pixel gain map × 128 (uint8) and an overall brightness.
+
+        Use as ``cv2.multiply(image, map, scale=brightness / 128)``. The map (cast, vignetting and
+        the drifting gradient) changes slowly and is recomputed every ``MAP_STEP_S`` seconds only;
+        the brightness follows every frame.
+        """
         waves = np.sin(2 * math.pi * t / self.periods + self.phases)
         brightness = 1 + self.drift * (0.6 * waves[0] + 0.4 * waves[1])
-        slope = self.drift * waves[2]
-        gain = brightness * (1 + slope * self.gradient - self.vignette)
-        small = np.clip(gain[..., None] * self.cast * 128, 0, 255).astype(np.uint8)
-        return cv2.resize(small, self.size, interpolation=cv2.INTER_LINEAR)
+        step = round(t / self.MAP_STEP_S)
+        if self._map is None or self._map[0] != step:
+            phase = 2 * math.pi * step * self.MAP_STEP_S / self.periods[2] + self.phases[2]
+            gain = 1 + self.drift * math.sin(phase) * self.gradient - self.vignette
+            small = np.clip(gain[..., None] * self.cast * 128, 0, 255).astype(np.uint8)
+            self._map = (step, cv2.resize(small, self.size, interpolation=cv2.INTER_LINEAR))
+        return self._map[1], float(brightness)
 
 
 class _NoiseBank:
