@@ -1,0 +1,86 @@
+"""``uno-referee bench table``: the one-line summary through the CLI, and the scoring against the truth."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from referee.cli import main
+from referee.table.bench import Score, count_turns, score_game
+from referee.table.pile import CardLanded, CardUnreadable
+from referee.table.video import TableVideo, VideoSettings
+
+SUMMARY = re.compile(
+    r"plays_recognised=(?P<recognised>\d\.\d{3}) false_plays_per_1000_turns=(?P<false>\d+\.\d) "
+    r"verdict_latency_p95_s=(?P<latency>\d+\.\d{2}) idle_cpu_share=(?P<cpu>\d\.\d{3})"
+)
+
+
+@pytest.mark.slow
+def test_quick_oracle_bench_prints_exactly_one_summary_line(capsys) -> None:
+    assert main(["bench", "table", "--quick", "--reader", "oracle", "--size", "640x480"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert len(lines) == 1, out
+    match = SUMMARY.fullmatch(lines[0])
+    assert match, lines[0]
+    assert float(match["recognised"]) >= 0.95
+    assert float(match["false"]) == 0.0
+    assert 0.0 < float(match["latency"]) <= 0.5
+    assert 0.0 < float(match["cpu"]) <= 0.10
+    assert "reader: oracle" in err and "while idle" in err
+
+
+def test_bad_options_are_one_line_errors(capsys) -> None:
+    assert main(["bench", "table", "--games", "0", "--reader", "oracle"]) == 2
+    assert main(["bench", "table", "--size", "big", "--reader", "oracle"]) == 2
+    err = capsys.readouterr().err
+    assert "--games must be at least 1" in err and "WIDTHxHEIGHT" in err
+
+
+STEPS = [{"flip": "red-4"}, {"play": "red-9", "by": "A"}, {"draw": 1, "by": "B"}, {"pass": True, "by": "B"}]
+
+
+def test_scoring_counts_wrong_cards_duplicates_and_phantoms_as_false_plays() -> None:
+    video = TableVideo(STEPS, ["A", "B"], seed=3, settings=VideoSettings(frame_size=(320, 240)))
+    flip, play = video.truth.pile_events
+
+    def landed(card: str, at: float) -> CardLanded:
+        return CardLanded(card, 1.0, (0, 0, 1, 1), (), at, False)
+
+    perfect = score_game(
+        video, [landed("red-4", flip.hand_left_s + 0.2), landed("red-9", play.hand_left_s + 0.3)], []
+    )
+    assert (perfect.recognised, perfect.false_plays) == (2, 0)
+    assert perfect.latencies == pytest.approx([0.2, 0.3])
+    messy = score_game(
+        video,
+        [
+            landed("red-4", 0.1),  # before any card landed: a phantom
+            landed("red-4", flip.hand_left_s + 0.2),
+            landed("red-4", flip.hand_left_s + 0.4),  # the same landing twice
+            landed("red-6", play.hand_left_s + 0.2),  # the wrong card
+            CardUnreadable(play.hand_left_s + 1.0),  # no card was off the pile: spurious
+        ],
+        [],
+    )
+    assert (messy.recognised, messy.false_plays, messy.straighten_spurious) == (1, 3, 1)
+    assert messy.missed_examples and "red-9" in messy.missed_examples[0]
+
+
+def test_turns_count_plays_passes_and_lone_draws() -> None:
+    steps = [
+        {"flip": "red-4"},
+        {"play": "red-9"},
+        {"draw": 1},
+        {"pass": True},
+        {"draw": 1},
+        {"play": "red-2"},
+    ]
+    assert count_turns(steps) == 3
+    assert count_turns([{"draw": 1}, {"uno": True}]) == 1
+    total = Score()
+    total.add(Score(landings=2, recognised=1, turns=500, false_plays=1, latencies=[0.1]))
+    total.add(Score(landings=2, recognised=2, turns=500, latencies=[0.3]))
+    assert (total.recognised_share, total.false_per_1000_turns) == (0.75, 1.0)
