@@ -781,9 +781,8 @@ class Table:
                     return self._reject_play(seat, card, "not_identical")
                 return self._reject_play(seat, card, "not_your_turn")
             if can_play(card, self._top, self._colour, self._rules):
-                if phase == DRAWN and card in self._known[seat]:
-                    # R17: after a draw only the drawn card may be played, and this one was seen in the hand.
-                    return self._reject_play(seat, card, "only_drawn_card")
+                # After a draw (R17) the card is taken for the drawn one: even a card seen in the hand
+                # before may have been drawn a second time, and the referee gives the benefit of the doubt.
                 return self._play(seat, card, False)
             return self._reject_play(seat, card, "no_match")
         if phase == PENDING:
@@ -1304,6 +1303,7 @@ class Table:
         card = obs.card
         self._draw_pile -= 1
         self._discard += 1
+        self._under = (self._top, self._colour)  # an ignored first card below, if any
         self._top = card
         if phase == REFLIP:
             if card.is_wild:
@@ -1327,12 +1327,12 @@ class Table:
             if how == "reshuffle":
                 self._draw_pile += 1
                 self._discard -= 1
-                self._top = None
+                self._top, self._colour = self._under
                 events.append(FlipNeeded("first_card_reshuffled"))
             elif how == "set_aside":
                 self._aside += 1
                 self._discard -= 1
-                self._top = None
+                self._top, self._colour = self._under
                 events.append(FlipNeeded("first_card_set_aside"))
             else:
                 events.append(FlipNeeded("first_card_ignored"))
@@ -1377,7 +1377,8 @@ class Table:
             return self._reject_in_phase(seat)
         state = self._uno[seat]
         rules = self._rules
-        if state in (UNO_FRESH, UNO_CALLED):
+        holders = [s for s, st in enumerate(self._uno) if st in (UNO_FRESH, UNO_STALE) and s != seat]
+        if state == UNO_FRESH or (state == UNO_CALLED and not holders):
             self._set_uno(seat, UNO_CALLED)
         elif state in (UNO_STALE, UNO_CLOSED):
             if rules.uno_call_moment != "holding_one":
@@ -1392,10 +1393,10 @@ class Table:
             # Called together with the second-to-last card, a moment before it lands (S1).
             self._armed = seat
         else:
-            holders = [s for s, st in enumerate(self._uno) if st in (UNO_FRESH, UNO_STALE) and s != seat]
             if not holders:
                 return self._reject("not_allowed", seat)
-            # Someone else shouts "UNO" at a forgetful player first (what S3's catch requires).
+            # Someone else (or a player whose own call stands) shouts "UNO" at a forgetful player first,
+            # which is what S3's catch requires.
             shouts = list(self._shouts)
             for holder in holders:
                 shouts[holder] |= 1 << seat
