@@ -945,7 +945,8 @@ class Table:
             victim = self._next(seat)
             self._pending += 4
             self._stack += (4,)
-            self._challenge = (seat, victim, *self._under)
+            # Who, against whom, what lay below, and the hand size that decides the challenge (R25).
+            self._challenge = (seat, victim, *self._under, self._counts[seat])
             self._turn = victim
             self._phase = PENDING
             self._note(ChallengePrompt, self._names[victim], self._names[seat], self._pending)
@@ -1140,7 +1141,7 @@ class Table:
         return self._reject("nothing_to_challenge", seat)
 
     def _settle_challenge(self, hand: tuple[Card, ...]) -> Verdict:
-        player, victim, under_top, under_colour = self._challenge
+        player, victim, under_top, under_colour, _ = self._challenge
         guilty = not wd4_is_legal(hand, under_top, under_colour, self._rules)
         events = self._events
         events.append(ChallengeSettled(self._names[victim], self._names[player], guilty))
@@ -1185,12 +1186,16 @@ class Table:
             return self._reject("not_allowed", seat)
         if phase == SCORES and seat not in self._to_reveal:
             return self._reject("not_allowed", seat)
-        if len(obs.cards) != self._counts[seat] or not self._deck_cards.issuperset(obs.cards):
-            # The camera must see the whole hand: a count that differs means cards are missing or extra;
-            # a card that is not in this deck is a misread.
+        shown = len(obs.cards)
+        # The camera must see the whole hand: a count that differs means cards are missing or extra; a card
+        # that is not in this deck is a misread. A challenged hand may leave out UNO penalty cards drawn
+        # after the Wild Draw Four: the hand as it was when the card was played decides (R25).
+        whole = shown == self._counts[seat] or (phase == REVEAL and shown == self._challenge[4])
+        if not whole or not self._deck_cards.issuperset(obs.cards):
             return self._reject("not_allowed", seat)
         if phase == REVEAL:
-            self._known[seat] = obs.cards
+            if shown == self._counts[seat]:
+                self._known[seat] = obs.cards
             return self._settle_challenge(obs.cards)
         points = hand_points(obs.cards, self._rules)
         self._hand_points[seat] = points
