@@ -67,6 +67,10 @@ def test_truth_log_follows_the_steps(video: TableVideo) -> None:
     (reveal,) = video.truth.reveals
     assert reveal.cards == ("blue-2", "yellow-skip") and reveal.by == "Anna"
     assert events[-1].hand_left_frame < reveal.laid_frame < reveal.removed_frame <= video.frame_count
+    assert len(video.truth.step_s) == len(STEPS)
+    assert video.truth.step_s == sorted(video.truth.step_s)
+    assert [video.truth.step_s[e.step] for e in events] == [e.hand_left_s for e in events]
+    assert video.truth.step_s[6] == reveal.laid_s
     kinds = [d.kind for d in video.truth.disturbances]
     assert "draw" in kinds and "reveal" in kinds and "clear-scoring" in kinds
     json.dumps(video.truth_json())  # plain JSON all the way down

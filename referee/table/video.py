@@ -151,6 +151,9 @@ class VideoTruth:
     pile_events: list[PileEventTruth] = field(default_factory=list)
     reveals: list[RevealTruth] = field(default_factory=list)
     disturbances: list[DisturbanceTruth] = field(default_factory=list)
+    #: Per step, when its observation is complete in the video: a landing once the hand left the
+    #: pile, a reveal once the hand left the scoring zone, anything else (buttons) after its action.
+    step_s: list[float] = field(default_factory=list)
 
 
 # --- the camera --------------------------------------------------------------------------------
@@ -741,15 +744,18 @@ class _Director:
                     self._reconcile(pile[:-1] if pile and pile[-1] == card else pile, seat)
                 if kind == "play" and self.rng.random() < self.settings.feint_share:
                     self._feint(seat)
-                self._land(kind, card, seat, index, step.get("by"))
+                done = self._land(kind, card, seat, index, step.get("by"))
             elif "reveal" in step:
                 seat = self._seat(step.get("by"))
-                self._reveal(seat, [str(card) for card in step["reveal"]], index, step.get("by"))  # type: ignore[union-attr]
+                done = self._reveal(seat, [str(card) for card in step["reveal"]], index, step.get("by"))  # type: ignore[union-attr]
             elif "draw" in step:
                 seat = self._seat(step.get("by"))
                 self._draw(seat, int(step["draw"]))  # type: ignore[arg-type]
+                done = len(self.video._specs)
             else:
                 seat = self._seat(step.get("by"))
+                done = len(self.video._specs)
+            self.video.truth.step_s.append(done / self.fps)
             self._reconcile(pile, seat)
             self.idle(self.settings.think_s)
         self._close_reveal()
@@ -812,7 +818,8 @@ class _Director:
         x = zone.x + zone.width / 2 + float(self.rng.uniform(-30, 30))
         return CardPose(x, zone.y - 14.0, angle)
 
-    def _land(self, kind: str, card: str, seat: int, step: int, by: object) -> None:
+    def _land(self, kind: str, card: str, seat: int, step: int, by: object) -> int:
+        """A card lands (and, if it fell off the pile, is straightened): returns the hand-left frame."""
         covered = self.state.pile[-1][0] if self.state.pile else None
         off_pile = kind == "play" and self.rng.random() < self.settings.off_pile_share
         pose = self._off_pile_pose() if off_pile else self._landing_pose(seat)
@@ -839,6 +846,7 @@ class _Director:
                 off_pile_since_s=off_since,
             )
         )
+        return left
 
     def _path(
         self, seat: int, target: tuple[float, float], frames: int, inwards: bool
@@ -974,11 +982,12 @@ class _Director:
             seat, self.video.draw_pile_centre(), "draw", hold=(0.2 + 0.15 * count, 0.3 + 0.2 * count)
         )
 
-    def _reveal(self, seat: int, cards: list[str], step: int, by: object) -> None:
-        """Lay the hand out in a row in the scoring zone; the cards stay until cleared."""
+    def _reveal(self, seat: int, cards: list[str], step: int, by: object) -> int:
+        """Lay the hand out in a row in the scoring zone (they stay until cleared): returns the frame
+        the hand left the scoring zone."""
         self._close_reveal()
         if not cards:
-            return
+            return len(self.video._specs)
         zone = self.video._zones["scoring"]
         spacing = min(CARD_MM[0] + 6, (zone.width - CARD_MM[0] - 30) / max(1, len(cards) - 1))
         start_x = zone.x + zone.width / 2 - spacing * (len(cards) - 1) / 2
@@ -1005,6 +1014,7 @@ class _Director:
             "laid_frame": laid_frame,
         }
         self.idle((1.5, 2.2))
+        return laid_frame
 
     def _close_reveal(self) -> None:
         """Sweep the laid-out hand away (before the next one, a new round, or at the end)."""
