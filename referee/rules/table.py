@@ -419,6 +419,8 @@ class Table:
         self._draw_pile = self._deck_size - sum(counts) - 1
         self._direction = 1 if setup.direction == "clockwise" else -1
         self._turn = seat[setup.turn] if setup.turn is not None else self._first_player
+        # "The player whose turn it was last" (the default caller of UNO) sat before the player on turn.
+        self._last_player = self._previous(self._turn)
         uno = [UNO_NONE] * self._n
         fresh = []
         for s, count in enumerate(counts):
@@ -663,6 +665,15 @@ class Table:
             in_round = self._in_round
             while not in_round[seat]:
                 seat = (seat + step) % n
+        return seat
+
+    def _previous(self, seat: int) -> int:
+        """The seat before ``seat`` in the direction of play (taking part in the round)."""
+        n = self._n
+        step = -self._direction
+        seat = (seat + step) % n
+        while not self._in_round[seat]:
+            seat = (seat + step) % n
         return seat
 
     def _next_clockwise(self, seat: int) -> int:
