@@ -229,6 +229,14 @@ class Habits:
                 raise ValueError(f"habit {name} is a probability, got {value!r}")
 
 
+#: Named habit profiles for simulated tables: ordinary players, sloppy ones, and careful ones.
+HABIT_PROFILES: dict[str, Habits] = {
+    "default": Habits(),
+    "sloppy": Habits(forget_uno=0.4, bluff=0.5, challenge=0.5, catch=0.8, voluntary_draw=0.15, misplay=0.05),
+    "careful": Habits(forget_uno=0.02, bluff=0.05, challenge=0.1, catch=0.3, voluntary_draw=0.0, jump_in=0.9),
+}
+
+
 class RandomPlayer:
     """A seat that plays a random legal move, coloured by its :class:`Habits`.
 
