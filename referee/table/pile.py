@@ -161,6 +161,8 @@ class MotionGate:
 
 @dataclass(frozen=True)
 class WatcherSettings:
+    """How sure the watcher must be before it speaks, and how hard it tries to read."""
+
     gate: GateSettings = field(default_factory=GateSettings)
     confirm_reads: int = 2  # the same verdict on this many settled reads in a row
     fast_reads: int = 4  # reads on consecutive frames after settling, then one every slow_read_s
@@ -180,7 +182,7 @@ class _Seen:
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
-def _seen(reading: CardReading, tolerance: float) -> _Seen:
+def _as_seen(reading: CardReading, tolerance: float) -> _Seen:
     """Pose points of a reading: its index centres, or the corners of its box for index-less readers."""
     indices = list(getattr(reading, "indices", ()) or ())
     if indices:
@@ -276,7 +278,7 @@ class PileWatcher:
 
     def _read(self, crop_bgr: np.ndarray, small: np.ndarray, timestamp: float) -> list[PileEvent]:
         settings = self.settings
-        readings = [_seen(card, settings.pose_tolerance) for card in self.reader.read(crop_bgr)]
+        readings = [_as_seen(card, settings.pose_tolerance) for card in self.reader.read(crop_bgr)]
         self.reads += 1
         self._reads_this_change += 1
         fast = self._reads_this_change < settings.fast_reads
