@@ -46,7 +46,7 @@ from referee.table.pile import (
     ReadsCards,
     read_laid_out,
 )
-from referee.table.video import OracleReader, TableVideo, VideoSettings
+from referee.table.video import OracleReader, ReaderErrors, TableVideo, VideoSettings
 from referee.vision.options import add_detector_arguments, add_reader_arguments
 
 READERS = ("auto", "vision", "oracle")
@@ -69,6 +69,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="vision: the detector model; oracle: a perfect reader from the video's truth (the watcher's "
         "logic alone); auto (default): vision when the model file exists, else oracle",
+    )
+    parser.add_argument(
+        "--oracle-errors",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="with --reader oracle: miss each corner index with probability P, misread a card with P/5, "
+        "and let index positions wobble by 1.5 px (default 0: a perfect reader)",
     )
     parser.add_argument("--players", type=int, default=4, help="players per game, 2 to 10 (default 4)")
     parser.add_argument(
@@ -289,7 +297,14 @@ def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
         model = args.model or default_model_path()
         choice = "vision" if Path(model).is_file() else "oracle"
     if choice == "oracle":
-        return "oracle", lambda video, zone: OracleReader(video, zone)
+        p = args.oracle_errors
+        if not 0 <= p <= 1:
+            raise UserError("--oracle-errors is a probability: 0 to 1")
+        if not p:
+            return "oracle", lambda video, zone: OracleReader(video, zone)
+        errors = ReaderErrors(miss_index=p, misread=p / 5, jitter_px=1.5)
+        name = f"oracle with errors (index missed {p:.0%}, card misread {p / 5:.1%}, ±1.5 px)"
+        return name, lambda video, zone: OracleReader(video, zone, errors, seed=video.seed)
     from referee.vision.options import reader_from_args
 
     vision = reader_from_args(args)

@@ -50,7 +50,7 @@ from referee.render.cards import DESIGNS, CardSprite, parse_card_name, render_ba
 from referee.render.compose import Scene, Sprite, place, pose_homography, transform_points
 from referee.render.objects import hand_sprite
 from referee.render.surfaces import table_surface
-from referee.vision.classes import SYMBOL_CLASSES
+from referee.vision.classes import COLOURS, SYMBOL_CLASSES
 from referee.vision.detection import Detection
 from referee.vision.reader import Card
 
@@ -1047,6 +1047,24 @@ class _Director:
 # --- a perfect reader --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ReaderErrors:
+    """Mistakes to make on purpose, to see how the watcher copes with an imperfect detector.
+
+    Per read: each visible corner index is missed with ``miss_index``; each card is read as a
+    confusable other card (6↔9, or another colour) with ``misread``; index positions wobble by
+    ``jitter_px`` (standard deviation, crop pixels).
+    """
+
+    miss_index: float = 0.0
+    misread: float = 0.0
+    jitter_px: float = 0.0
+
+    @property
+    def any(self) -> bool:
+        return bool(self.miss_index or self.misread or self.jitter_px)
+
+
 class OracleReader:
     """Reads what a perfect detector would read in a zone crop of the video's current frame.
 
@@ -1055,11 +1073,16 @@ class OracleReader:
     visible enough to be labelled (the compose module's rule: ≥ 60 % visible, inside the crop);
     its ``indices`` are those corner boxes, its ``box`` the visible card's extent, so pose
     comparisons work exactly as with the vision reader's :class:`~referee.vision.reader.Card`.
+    With :class:`ReaderErrors` it makes seeded, repeatable mistakes.
     """
 
-    def __init__(self, video: TableVideo, zone: str = "discard") -> None:
+    def __init__(
+        self, video: TableVideo, zone: str = "discard", errors: ReaderErrors | None = None, seed: int = 0
+    ) -> None:
         self.video = video
         self.zone = zone
+        self.errors = errors or ReaderErrors()
+        self.seed = seed
         self.frame_index = 0
         self.calls = 0
 
@@ -1070,21 +1093,26 @@ class OracleReader:
         self.calls += 1
         scene = self.video.scene(self.frame_index, self.zone)
         height, width = image_bgr.shape[:2]
+        errors = self.errors
+        rng = np.random.default_rng([self.seed, self.frame_index, self.calls])
         cards = []
         for placed in scene.cards:
             indices = tuple(
-                Detection(box.box, box.class_id, SYMBOL_CLASSES[box.class_id], 1.0)
+                _jittered(Detection(box.box, box.class_id, SYMBOL_CLASSES[box.class_id], 1.0), errors, rng)
                 for box in placed.boxes
-                if box.labelled and box.class_id < len(SYMBOL_CLASSES)
+                if box.labelled and box.class_id < len(SYMBOL_CLASSES) and rng.random() >= errors.miss_index
             )
             if not indices:
                 continue
             x1, y1 = np.clip(placed.polygon.min(axis=0), 0, [width, height])
             x2, y2 = np.clip(placed.polygon.max(axis=0), 0, [width, height])
-            symbol, colour = parse_card_name(placed.sprite_name)
+            name = placed.sprite_name
+            if errors.misread and rng.random() < errors.misread:
+                name = _confusable(name, rng)
+            symbol, colour = parse_card_name(name)
             cards.append(
                 Card(
-                    name=placed.sprite_name,
+                    name=name,
                     symbol=symbol,
                     colour=colour,
                     confidence=1.0,
@@ -1094,3 +1122,22 @@ class OracleReader:
                 )
             )
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
+
+
+def _jittered(detection: Detection, errors: ReaderErrors, rng: np.random.Generator) -> Detection:
+    if not errors.jitter_px:
+        return detection
+    dx, dy = rng.normal(0, errors.jitter_px, 2)
+    x1, y1, x2, y2 = detection.box
+    return replace(detection, box=(x1 + dx, y1 + dy, x2 + dx, y2 + dy))
+
+
+def _confusable(name: str, rng: np.random.Generator) -> str:
+    """A card a detector could take ``name`` for: 6 and 9 swapped, or the same symbol in another colour."""
+    symbol, colour = parse_card_name(name)
+    if colour is None:
+        return "wild-draw4" if symbol == "wild" else "wild"
+    if symbol in ("6", "9") and rng.random() < 0.5:
+        return f"{colour}-{'9' if symbol == '6' else '6'}"
+    others = [other for other in COLOURS if other != colour]
+    return f"{others[int(rng.integers(len(others)))]}-{symbol}"
