@@ -1,0 +1,31 @@
+"""``uno-referee bench vision``: one parseable line per backend, errors in one line."""
+
+from __future__ import annotations
+
+import re
+
+from referee.cli import main
+from referee.vision.backends import available_backends
+from referee.vision.scripted import tensor_for_boxes, write_scripted_model
+
+LINE = re.compile(r"^(?P<label>[\w()-]+): median_ms=(?P<median>[\d.]+) p90_ms=(?P<p90>[\d.]+) cpu_ms=[\d.]+")
+
+
+def test_one_line_per_backend(tmp_path, capsys):
+    model = write_scripted_model(tmp_path / "m.onnx", tensor_for_boxes([(100, 100, 120, 130)], ["4"]))
+    status = main(["bench", "vision", "--model", str(model), "--runs", "5", "--warmup", "1", "--reader"])
+    assert status == 0
+    lines = [LINE.match(line) for line in capsys.readouterr().out.splitlines()[1:]]
+    assert all(lines)
+    expected = ["onnxruntime", "reader(onnxruntime)", *available_backends()[1:]]
+    assert [m["label"] for m in lines] == expected
+    assert all(float(m["median"]) <= float(m["p90"]) for m in lines)
+
+
+def test_unknown_backend_is_one_line(tmp_path, capsys):
+    model = write_scripted_model(tmp_path / "m.onnx", tensor_for_boxes([(1, 1, 9, 9)], ["4"]))
+    assert main(["bench", "vision", "--model", str(model), "--backends", "tflite"]) == 2
+    installed = ", ".join(available_backends())
+    assert capsys.readouterr().err == (
+        f"uno-referee: error: backend 'tflite' is not available here: choose from {installed}\n"
+    )
