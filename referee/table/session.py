@@ -24,7 +24,7 @@ from referee.table.app import RefereeApp
 from referee.table.config import RefereeConfig
 from referee.table.journal import Journal, SavedGame
 from referee.table.phrases import PhraseBook
-from referee.table.pile import PileWatcher
+from referee.table.pile import PileWatcher, ReadsCards
 from referee.vision.reader import CardReader
 
 
@@ -140,6 +140,7 @@ def open_live_game(
     profile_path: Path | None = None,
     resume: int | None = None,
     buttons: ButtonQueue | None = None,
+    reader: ReadsCards | None = None,
 ) -> LiveGame:
     """A new game from the config (or game ``resume`` from the journal) over a camera or a video.
 
@@ -147,7 +148,8 @@ def open_live_game(
     checked before anything is opened for long, so a mistake costs a one-line error and no state.
     """
     profile = load_profile(profile_path or config.calibration.profile)
-    reader = card_reader(profile, config.detector.model, config.detector.backend, config.detector.threads)
+    if reader is None:
+        reader = card_reader(profile, config.detector.model, config.detector.backend, config.detector.threads)
     journal = Journal.open(config.journal.path)
     try:
         table, game_id, language = _table_for(config, journal, resume)

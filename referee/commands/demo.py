@@ -1,0 +1,55 @@
+"""``uno-referee demo``: a simulated game refereed end to end on a machine with no camera."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "demo", help="referee a simulated table: video → vision → rules → voice, compared with the truth"
+    )
+    parser.add_argument("--language", choices=["de", "nl", "en"], default="en")
+    parser.add_argument("--rules", default="official", help="rules preset (official, spielhilfe, …)")
+    parser.add_argument("--seed", type=int, default=1, help="which simulated game")
+    parser.add_argument("--no-speech", action="store_true", help="console only")
+    parser.add_argument(
+        "--speed", type=float, help="video pace: 1 = real time (default with speech), 0 = as fast as possible"
+    )
+    parser.add_argument("--journal", type=Path, help="also journal the game into this SQLite file")
+    parser.add_argument("--model", help="ONNX detector (default: the shipped model)")
+    parser.add_argument("--backend", default="onnxruntime", help="onnxruntime or opencv-dnn")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from hardware.speaker import open_speaker
+    from referee.rules import Rules
+    from referee.table.demo import run_demo
+    from referee.table.journal import Journal
+    from referee.table.session import card_reader
+
+    Rules.preset(args.rules)  # a wrong preset name is a one-line error before anything starts
+    reader = card_reader(None, args.model or "", args.backend)
+    speaker = open_speaker(not args.no_speech, args.language)
+    speaking = speaker.voice is not None
+    speed = args.speed if args.speed is not None else (1.0 if speaking else 0.0)
+    journal = Journal.open(args.journal) if args.journal else None
+    try:
+        report = run_demo(
+            reader,
+            speaker,
+            language=args.language,
+            preset=args.rules,
+            seed=args.seed,
+            journal=journal,
+            speed=speed or None,
+        )
+        if speaking:
+            speaker.wait_until_quiet(timeout=30)
+    finally:
+        speaker.close()
+        if journal is not None:
+            journal.close()
+    return 0 if report.plays_true and report.plays_recognised else 1
