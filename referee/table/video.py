@@ -452,11 +452,8 @@ class TableVideo:
         """How tall a card appears at the discard pile, in image pixels."""
         zone = self.view.zones["discard"]
         centre = (zone.x + zone.width / 2, zone.y + zone.height / 2)
-        ends = transform_points(self._image_from_table(), [centre, (centre[0], centre[1] + CARD_MM[1])])
+        ends = transform_points(self.image_from_table, [centre, (centre[0], centre[1] + CARD_MM[1])])
         return float(np.linalg.norm(ends[1] - ends[0]))
-
-    def _image_from_table(self) -> np.ndarray:
-        return np.linalg.inv(self.view.homography)
 
     def _card_homography(self, name: str, pose: CardPose) -> np.ndarray:
         sprite = self._sprite(name)
@@ -476,7 +473,7 @@ class TableVideo:
     def _zone_mask(self, zone: Zone) -> np.ndarray:
         width, height = self.settings.frame_size
         mask = np.zeros((height, width), np.uint8)
-        outline = transform_points(self._image_from_table(), zone.corners())
+        outline = transform_points(self.image_from_table, zone.corners())
         cv2.fillPoly(mask, [np.round(outline * 4).astype(np.int32)], 1, shift=2)
         return mask.astype(bool)
 
@@ -532,7 +529,7 @@ class TableVideo:
         arm = math.atan2(ys.mean() - centre, xs.mean() - centre) if len(xs) else 0.0
         table_centre = np.float64(self.settings.table_size_mm) / 2
         ends = transform_points(
-            self._image_from_table(), [table_centre, table_centre + np.float64(direction) * 50]
+            self.image_from_table, [table_centre, table_centre + np.float64(direction) * 50]
         )
         wanted = math.atan2(ends[1][1] - ends[0][1], ends[1][0] - ends[0][0])
         turn = cv2.getRotationMatrix2D((centre, centre), math.degrees(arm - wanted), 1.0)
@@ -687,6 +684,16 @@ class _NoiseBank:
         return cv2.subtract(cv2.add(image, positive), negative)
 
 
+@dataclass(frozen=True)
+class _OpenReveal:
+    """A hand lying in the scoring zone, until it is swept away."""
+
+    by: str | None
+    cards: tuple[str, ...]
+    step: int
+    laid_frame: int
+
+
 class _Director:
     """Turns the step stream into a frame timeline: hand actions, idle time, state versions, truth."""
 
@@ -697,7 +704,7 @@ class _Director:
         self.fps = video.settings.fps
         self.seat_of = {name: seat for seat, name in enumerate(video.players)}
         self.next_seat = 0
-        self.open_reveal: dict[str, object] | None = None
+        self.open_reveal: _OpenReveal | None = None
 
     # --- state --------------------------------------------------------------------------------
 
@@ -1007,12 +1014,7 @@ class _Director:
         _, laid_frame = self._hand_action(
             seat, target, "reveal", change=replace(self.state, scoring=laid), zone="scoring"
         )
-        self.open_reveal = {
-            "by": by if isinstance(by, str) else None,
-            "cards": tuple(cards),
-            "step": step,
-            "laid_frame": laid_frame,
-        }
+        self.open_reveal = _OpenReveal(by if isinstance(by, str) else None, tuple(cards), step, laid_frame)
         self.idle((1.5, 2.2))
         return laid_frame
 
@@ -1020,7 +1022,8 @@ class _Director:
         """Sweep the laid-out hand away (before the next one, a new round, or at the end)."""
         if self.open_reveal is None:
             return
-        seat = self._seat(self.open_reveal["by"])
+        shown = self.open_reveal
+        seat = self._seat(shown.by)
         zone = self.video._zones["scoring"]
         touch, _ = self._hand_action(
             seat,
@@ -1029,14 +1032,13 @@ class _Director:
             change=replace(self.state, scoring=()),
             zone="scoring",
         )
-        laid_frame = int(self.open_reveal["laid_frame"])  # type: ignore[arg-type]
         self.video.truth.reveals.append(
             RevealTruth(
-                by=self.open_reveal["by"],  # type: ignore[arg-type]
-                cards=self.open_reveal["cards"],  # type: ignore[arg-type]
-                step=int(self.open_reveal["step"]),  # type: ignore[arg-type]
-                laid_frame=laid_frame,
-                laid_s=laid_frame / self.fps,
+                by=shown.by,
+                cards=shown.cards,
+                step=shown.step,
+                laid_frame=shown.laid_frame,
+                laid_s=shown.laid_frame / self.fps,
                 removed_frame=touch,
                 removed_s=touch / self.fps,
             )
