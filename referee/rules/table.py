@@ -158,6 +158,8 @@ _STATE_FIELDS: tuple[str, ...] = (
     "_known",
 )
 _state_of = attrgetter(*_STATE_FIELDS)
+#: Build a Verdict without the named tuple's Python-level ``__new__`` (one per observation).
+_new_verdict = tuple.__new__
 #: Recorded observations between two undo checkpoints, and how many checkpoints are kept
 #: (so undo reaches back at least (UNDO_CHECKPOINTS - 1) × CHECKPOINT_EVERY observations).
 CHECKPOINT_EVERY = 64
@@ -255,6 +257,7 @@ class Table:
         "_ev_turn",
         "_keep_top",
         "_misplay",
+        "_must_play",
         "_n",
         "_names",
         "_jump_in",
@@ -282,6 +285,7 @@ class Table:
         self._stacking = rules.stacking != "off"
         self._keep_top = rules.reshuffle_keep_top
         self._misplay = rules.misplay_penalty
+        self._must_play = rules.drawn_card == "must_play"
         self._two_player = rules.two_player_rules
         self._seven_o = rules.seven_o
         self._jump_in = rules.jump_in
@@ -607,6 +611,7 @@ class Table:
         while checkpoints[-1][0] > length:
             checkpoints.pop()
         index, snapshot = checkpoints[-1]
+        self._reflip = False
         if snapshot is None:
             self._set_initial_state()
         else:
@@ -624,7 +629,7 @@ class Table:
             return self._reject("not_allowed")
         observation = self._log.pop()
         self._rebuild(len(self._log))
-        return Verdict(True, None, (), (Undone(observation),))
+        return _new_verdict(Verdict, (True, None, (), (Undone(observation),)))
 
     def _note(self, event_type: type[Event], *fields: Any) -> None:
         """Announce an event; equal events are built once per table (events are immutable)."""
@@ -639,11 +644,13 @@ class Table:
         if self._reflip:
             self._owe_reflip()
         penalties = self._penalties
-        return Verdict(reason is None, reason, tuple(penalties) if penalties else (), tuple(self._events))
+        return _new_verdict(
+            Verdict, (reason is None, reason, tuple(penalties) if penalties else (), tuple(self._events))
+        )
 
     def _reject(self, reason: str, seat: int = -1) -> Verdict:
         event = Rejected(self._names[seat] if seat >= 0 else "", reason)
-        return Verdict(False, reason, (), (event,))
+        return _new_verdict(Verdict, (False, reason, (), (event,)))
 
     def _reject_in_phase(self, seat: int = -1) -> Verdict:
         """The rejection for an observation that does not fit what the referee waits for."""
@@ -780,7 +787,9 @@ class Table:
 
     def _on_play(self, obs: Play) -> Verdict:
         card = obs.card
-        seat = self._turn if obs.by is None else self._seat_of(obs.by)
+        seat = self._turn if obs.by is None else self._seat.get(obs.by, -1)
+        if seat < 0:
+            self._seat_of(obs.by)  # raises: unknown player
         if card not in self._deck_cards:
             return self._reject_play(seat, card, "not_allowed")  # not in this deck: a misread card
         phase = self._phase
@@ -791,7 +800,7 @@ class Table:
                         return self._play(seat, card, True)
                     return self._reject_play(seat, card, "not_identical")
                 return self._reject_play(seat, card, "not_your_turn")
-            if can_play(card, self._top, self._colour, self._rules):
+            if card.colour is self._colour or can_play(card, self._top, self._colour, self._rules):
                 # After a draw (R17) the card is taken for the drawn one: even a card seen in the hand
                 # before may have been drawn a second time, and the referee gives the benefit of the doubt.
                 return self._play(seat, card, False)
@@ -813,7 +822,7 @@ class Table:
             self._events.append(event)
             self._give(seat, self._misplay, "misplay")
             return self._verdict(reason)
-        return Verdict(False, reason, (), (event,))
+        return _new_verdict(Verdict, (False, reason, (), (event,)))
 
     def _play(self, seat: int, card: Card, jump_in: bool) -> Verdict:
         events = self._events
@@ -822,7 +831,8 @@ class Table:
         left = self._counts[seat] - 1
         self._counts[seat] = left
         self._discard += 1
-        under = (self._top, self._colour)
+        if card.is_wild:
+            self._under = (self._top, self._colour)  # what the colour choice and a challenge look at
         self._top = card
         self._last_player = seat
         if self._fresh:
@@ -853,7 +863,7 @@ class Table:
                 return self._verdict()
             self._in_round[seat] = False
             self._active_count -= 1
-        self._apply(seat, card, under)
+        self._apply(seat, card)
         return self._verdict()
 
     def _forget_played(self, seat: int, card: Card) -> None:
@@ -870,12 +880,11 @@ class Table:
         top, colour, rules = self._top, self._colour, self._rules
         return any(can_play(card, top, colour, rules) for card in self._known[seat])
 
-    def _apply(self, seat: int, card: Card, under: tuple[Card | None, Colour | None]) -> None:
+    def _apply(self, seat: int, card: Card) -> None:
         """The effect of ``card`` just played by ``seat`` (R18–R22, R34–R38)."""
         events = self._events
         if card.is_wild:
             self._colour = None
-            self._under = under
             self._owe(COLOUR, seat, _AFTER_PLAY)
             return
         self._colour = card.colour
@@ -928,7 +937,9 @@ class Table:
     def _on_colour(self, obs: ChooseColour) -> Verdict:
         if self._phase != COLOUR:
             return self._reject_in_phase()
-        seat = self._owed_by if obs.by is None else self._seat_of(obs.by)
+        seat = self._owed_by if obs.by is None else self._seat.get(obs.by, -1)
+        if seat < 0:
+            self._seat_of(obs.by)  # raises: unknown player
         if seat != self._owed_by:
             return self._reject("not_your_turn", seat)
         colour = obs.colour
@@ -974,7 +985,9 @@ class Table:
     def _on_target(self, obs: Target) -> Verdict:
         if self._phase != TARGET:
             return self._reject_in_phase()
-        seat = self._owed_by if obs.by is None else self._seat_of(obs.by)
+        seat = self._owed_by if obs.by is None else self._seat.get(obs.by, -1)
+        if seat < 0:
+            self._seat_of(obs.by)  # raises: unknown player
         target = self._seat_of(obs.player)
         if seat != self._owed_by:
             return self._reject("not_your_turn", seat)
@@ -1045,7 +1058,9 @@ class Table:
     # ----------------------------------------------------------------------------------- draw, pass
 
     def _on_draw(self, obs: Draw) -> Verdict:
-        seat = self._turn if obs.by is None else self._seat_of(obs.by)
+        seat = self._turn if obs.by is None else self._seat.get(obs.by, -1)
+        if seat < 0:
+            self._seat_of(obs.by)  # raises: unknown player
         phase = self._phase
         if phase not in (PLAY, DRAWN, PENDING):
             if self._declines_first_swap(seat):
@@ -1065,9 +1080,8 @@ class Table:
         if not self._rules.voluntary_draw and self._known[seat] and self._known_fits(seat):
             # R16 (S2): drawing only when nothing fits; the hand shown earlier still holds a card that fits.
             return self._reject("not_allowed", seat)
-        keep = 1 if self._keep_top else 0
-        if self._draw_pile + max(0, self._discard - keep) < 1:
-            return self._reject("not_allowed", seat)
+        if not self._draw_pile and self._discard - (1 if self._keep_top else 0) < 1:
+            return self._reject("not_allowed", seat)  # no card left in either pile
         if self._fresh:
             self._close_windows(seat)
         self._take(1)
@@ -1078,11 +1092,13 @@ class Table:
         self._phase = DRAWN
         name = self._names[seat]
         self._note(Drew, name, 1)
-        self._note(DrawnCardPrompt, name, self._rules.drawn_card == "must_play")
+        self._note(DrawnCardPrompt, name, self._must_play)
         return self._verdict()
 
     def _on_pass(self, obs: Pass) -> Verdict:
-        seat = self._turn if obs.by is None else self._seat_of(obs.by)
+        seat = self._turn if obs.by is None else self._seat.get(obs.by, -1)
+        if seat < 0:
+            self._seat_of(obs.by)  # raises: unknown player
         phase = self._phase
         if phase not in (PLAY, DRAWN, PENDING):
             return self._reject_in_phase(seat)
@@ -1101,7 +1117,9 @@ class Table:
     # ----------------------------------------------------------------------------------- pending draws
 
     def _on_accept(self, obs: Accept) -> Verdict:
-        seat = self._turn if obs.by is None else self._seat_of(obs.by)
+        seat = self._turn if obs.by is None else self._seat.get(obs.by, -1)
+        if seat < 0:
+            self._seat_of(obs.by)  # raises: unknown player
         if self._phase != PENDING:
             return self._reject_in_phase(seat)
         if seat != self._turn:
@@ -1237,11 +1255,11 @@ class Table:
         self._shouts = [0] * self._n
         self._phase = SCORES
         winner = self._round_winner
-        self._to_reveal = list(
+        self._to_reveal = [
             s
             for s in self._seats_from(winner)
             if not self._eliminated[s] and self._counts[s] > 0 and not self._teammates(s, winner)
-        )
+        ]
         self._events.append(ScoresNeeded(tuple(self._names[s] for s in self._to_reveal)))
         if not self._to_reveal:
             self._score_round()

@@ -10,7 +10,7 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from referee.rules.events import Event, event_to_dict
 
@@ -56,27 +56,18 @@ class Penalty:
         return {"player": self.player, "cards": self.cards, "reason": self.reason}
 
 
-class Verdict:
+class Verdict(NamedTuple):
     """The result of :meth:`Table.observe <referee.rules.table.Table.observe>`.
 
     ``ok``: the observation was accepted. ``reason``: the rejection code when it was not.
     ``penalties``: the draws this observation caused. ``events``: what to announce, in order.
-    A plain slotted class rather than a dataclass: one is built per observation on the hot path.
+    A named tuple: one is built per observation on the hot path, and a tuple is the cheapest record.
     """
 
-    __slots__ = ("events", "ok", "penalties", "reason")
-
-    def __init__(
-        self,
-        ok: bool,
-        reason: str | None = None,
-        penalties: tuple[Penalty, ...] = (),
-        events: tuple[Event, ...] = (),
-    ) -> None:
-        self.ok = ok
-        self.reason = reason
-        self.penalties = penalties
-        self.events = events
+    ok: bool
+    reason: str | None = None
+    penalties: tuple[Penalty, ...] = ()
+    events: tuple[Event, ...] = ()
 
     @property
     def recorded(self) -> bool:
@@ -95,21 +86,3 @@ class Verdict:
             "penalties": [penalty.to_dict() for penalty in self.penalties],
             "events": [event_to_dict(event) for event in self.events],
         }
-
-    def __repr__(self) -> str:
-        return (
-            f"Verdict(ok={self.ok!r}, reason={self.reason!r}, penalties={self.penalties!r}, "
-            f"events={self.events!r})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Verdict):
-            return NotImplemented
-        return (self.ok, self.reason, self.penalties, self.events) == (
-            other.ok,
-            other.reason,
-            other.penalties,
-            other.events,
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable-looking value object: compare, do not hash
