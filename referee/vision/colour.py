@@ -120,7 +120,7 @@ class ColourModel:
             if colour not in samples:
                 raise UserError(f"colour samples lack {colour}: show a {colour} card during calibration")
             lab = _to_lab(samples[colour])
-            chroma = np.hypot(lab[:, 1] - 128, lab[:, 2] - 128)
+            chroma = _chroma(lab)
             usable = lab[chroma >= 10]
             if len(usable) < 20:
                 raise UserError(
@@ -129,7 +129,7 @@ class ColourModel:
                 )
             field_pixels = _dominant_cluster(usable)
             centres[colour] = tuple(float(v) for v in np.median(field_pixels, axis=0))
-            field_chroma = np.hypot(field_pixels[:, 1] - 128, field_pixels[:, 2] - 128)
+            field_chroma = _chroma(field_pixels)
             weakest_chroma = min(weakest_chroma, float(np.percentile(field_chroma, 10)))
         changes: dict[str, object] = {
             "centres": centres,
@@ -141,7 +141,7 @@ class ColourModel:
             # A wild card's field is mostly black, with a four-colour oval and white print on it:
             # the neutral pixels' lower majority is the black, and the ceiling sits a bit above it.
             black = _to_lab(samples[BLACK])
-            neutral = black[np.hypot(black[:, 1] - 128, black[:, 2] - 128) < 20]
+            neutral = black[_chroma(black) < 20]
             if len(neutral) < 20:
                 raise UserError("the black samples hold no black field: show a wild card face up")
             ceiling = np.percentile(neutral[:, 0], 60) + 20
@@ -159,7 +159,7 @@ class ColourModel:
         """Per pixel (N × 3 Lab float32): 0…3 = COLOURS, 4 = white, 5 = black, 6 = anything else."""
         centres = np.asarray([self.centres[c] for c in COLOURS], np.float32)
         weights = np.float32([self.lightness_weight, 1.0, 1.0])
-        chroma = np.hypot(lab[:, 1] - 128, lab[:, 2] - 128)
+        chroma = _chroma(lab)
         distances = np.sqrt((((lab[:, None, :] - centres[None]) * weights) ** 2).sum(axis=2))
         labels = distances.argmin(axis=1)
         labels[distances.min(axis=1) > self.max_distance] = _OTHER
@@ -253,6 +253,11 @@ def field_crop(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.
     left, top = max(0, int(x1 - grow)), max(0, int(y1 - grow))
     right, bottom = min(width, int(np.ceil(x2 + grow))), min(height, int(np.ceil(y2 + grow)))
     return image_bgr[top:bottom, left:right]
+
+
+def _chroma(lab: np.ndarray) -> np.ndarray:
+    """Distance from grey in the a/b plane: how coloured each pixel (N × 3 Lab) is."""
+    return np.hypot(lab[:, 1] - 128, lab[:, 2] - 128)
 
 
 def _dominant_cluster(lab: np.ndarray, radius: float = 20.0) -> np.ndarray:
