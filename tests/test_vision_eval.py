@@ -131,9 +131,11 @@ def test_eval_command_on_a_yolo_folder(roboflow_folder, tmp_path, capsys):
 
 def test_roboflow_ids_are_mapped(roboflow_folder):
     (item,) = labelled_images(roboflow_folder, roboflow=True)
-    assert [class_id for class_id, _ in item.boxes] == [ROBOFLOW_TO_CLASS[i] for i in (12, 5, 3)]
+    boxes = item.boxes(320, 320)
+    assert [class_id for class_id, _ in boxes] == [ROBOFLOW_TO_CLASS[i] for i in (12, 5, 3)]
+    assert [box for _, box in boxes] == [pytest.approx(box) for box in (A, B, C)]
     (item,) = labelled_images(roboflow_folder)
-    assert [class_id for class_id, _ in item.boxes] == [12, 5, 3]
+    assert [row[0] for row in item.rows] == [12, 5, 3]
 
 
 def test_eval_command_on_a_rendered_scene(tmp_path, capsys):

@@ -43,7 +43,9 @@ def test_colours_checked_by_eye(reader, photos):
     wrong = {}
     for stem, name in expected.items():
         item = by_stem[stem]
-        cards = reader.cards_from_detections(read_image(item.path), [as_detection(*item.boxes[0])])
+        image = read_image(item.path)
+        first = item.boxes(image.shape[1], image.shape[0])[0]
+        cards = reader.cards_from_detections(image, [as_detection(*first)])
         read = cards[0].name if cards else None
         if read != name:
             wrong[stem] = (name, read)
@@ -56,7 +58,7 @@ def test_every_real_index_reads_as_a_card(reader, photos):
     rejected = []
     for item in photos:
         image = read_image(item.path)
-        for class_id, box in item.boxes:
+        for class_id, box in item.boxes(image.shape[1], image.shape[0]):
             if not reader.cards_from_detections(image, [as_detection(class_id, box)]):
                 rejected.append((item.path.name, CLASS_NAMES[class_id]))
     assert len(photos) == 300 and not rejected

@@ -49,8 +49,18 @@ class LabelledImage:
     """One picture with its labelled boxes and, for rendered scenes, its visible cards."""
 
     path: Path
-    boxes: tuple[tuple[int, tuple[float, float, float, float]], ...]  # (class id, xyxy pixels)
+    rows: tuple[tuple[int, float, float, float, float], ...]  # YOLO rows: class id, cx, cy, w, h (0…1)
     cards: tuple[TruthCard, ...] | None  # None: no card-level labels (real photos)
+
+    def boxes(self, width: int, height: int) -> tuple[tuple[int, tuple[float, float, float, float]], ...]:
+        """The labelled boxes as (class id, xyxy) in the pixels of a ``width`` × ``height`` picture."""
+        return tuple(
+            (
+                class_id,
+                ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height),
+            )
+            for class_id, cx, cy, w, h in self.rows
+        )
 
 
 def labelled_images(folder: Path, split: str = "val", roboflow: bool = False) -> list[LabelledImage]:
@@ -64,7 +74,7 @@ def labelled_images(folder: Path, split: str = "val", roboflow: bool = False) ->
     )
 
 
-def _yolo_rows(label_file: Path, width: int, height: int, roboflow: bool) -> list[tuple[int, tuple]]:
+def _yolo_rows(label_file: Path, roboflow: bool) -> list[tuple[int, float, float, float, float]]:
     rows = []
     text = label_file.read_text(encoding="utf-8") if label_file.is_file() else ""
     for number, line in enumerate(text.splitlines(), 1):
@@ -73,25 +83,20 @@ def _yolo_rows(label_file: Path, width: int, height: int, roboflow: bool) -> lis
         try:
             class_id, cx, cy, w, h = line.split()
             class_id = ROBOFLOW_TO_CLASS[int(class_id)] if roboflow else int(class_id)
-            cx, cy, w, h = float(cx) * width, float(cy) * height, float(w) * width, float(h) * height
+            if not 0 <= class_id < len(CLASS_NAMES):
+                raise KeyError(class_id)
+            rows.append((class_id, float(cx), float(cy), float(w), float(h)))
         except (ValueError, KeyError) as error:
             raise UserError(
                 f"{label_file}:{number} is not a YOLO row of a known class ({line.strip()!r})"
             ) from error
-        rows.append((class_id, (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)))
     return rows
-
-
-def _image_size(path: Path) -> tuple[int, int]:
-    image = read_image(path)
-    return image.shape[1], image.shape[0]
 
 
 def _yolo_folder(images: Path, labels: Path, roboflow: bool) -> list[LabelledImage]:
     result = []
     for path in sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
-        width, height = _image_size(path)
-        rows = _yolo_rows(labels / f"{path.stem}.txt", width, height, roboflow)
+        rows = _yolo_rows(labels / f"{path.stem}.txt", roboflow)
         result.append(LabelledImage(path, tuple(rows), None))
     if not result:
         raise UserError(f"{images} holds no pictures")
@@ -103,7 +108,6 @@ def _rendered_split(folder: Path, split: str) -> list[LabelledImage]:
     for meta_path in sorted((folder / "meta" / split).glob("*.json")):
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            width, height = meta["size"]
             image_path = folder / "images" / split / meta["image"]
             cards = []
             for card in meta["cards"]:
@@ -116,7 +120,7 @@ def _rendered_split(folder: Path, split: str) -> list[LabelledImage]:
                     cards.append(TruthCard(card["name"], boxes))
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise UserError(f"sidecar {meta_path} is not a scene description ({error})") from error
-        rows = _yolo_rows(folder / "labels" / split / f"{meta_path.stem}.txt", width, height, roboflow=False)
+        rows = _yolo_rows(folder / "labels" / split / f"{meta_path.stem}.txt", roboflow=False)
         result.append(LabelledImage(image_path, tuple(rows), tuple(cards)))
     if not result:
         raise UserError(f"{folder / 'meta' / split} holds no sidecars")
@@ -307,7 +311,7 @@ def evaluate(
         image = read_image(item.path)
         detections = reader.detect(image, tiles=tiles)
         evaluation.images += 1
-        evaluation.add_boxes(item.boxes, detections)
+        evaluation.add_boxes(item.boxes(image.shape[1], image.shape[0]), detections)
         if item.cards is not None:
             evaluation.add_cards(item.cards, reader.cards_from_detections(image, detections))
         if progress is not None:
