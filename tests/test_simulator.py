@@ -369,3 +369,30 @@ def test_accept_is_the_answer_without_stacking_or_challenge():
     accepts = [step for step in steps if "accept" in step.observation]
     assert accepts and all(step.truth.penalties[0].reason == "draw4" for step in accepts)
     assert not any("challenge" in step.observation for step in steps)
+
+
+@pytest.mark.parametrize("announced", [True, False])
+def test_first_card_swap_may_be_declined_with_or_without_a_word(announced):
+    rules = Rules(deck="deck112", target_score=50)
+    habits = Habits(swap_on_first_card=0.0)
+
+    def simulator(seed: int) -> Simulator:
+        return Simulator(seats(4, habits), rules, seed)
+
+    # The first card is turned up before anyone decides anything: look only at it, then play those matches.
+    swap_first = (
+        seed for seed in range(5000) if next(iter(simulator(seed))).observation["flip"] == "wild-swap"
+    )
+    for seed in swap_first:
+        steps = simulator(seed).run()
+        if ("target" in steps[2].observation) == announced:
+            break
+    else:
+        pytest.fail("no seed in range started with a Wild Swap Hands declined that way")
+    assert steps[1].truth.waiting_for == "target" and steps[1].observation["by"] == "P0"
+    assert steps[2].observation["by"] == "P0"
+    if announced:
+        assert steps[2].observation["target"] == "P0"
+        assert steps[2].truth.hands["P0"] == steps[1].truth.hands["P0"]
+    else:
+        assert "play" in steps[2].observation or "draw" in steps[2].observation

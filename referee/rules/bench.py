@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from referee.errors import UserError
 from referee.rules.observations import Observation, observation_from_dict
 from referee.rules.options import CHOICES, PRESETS, Rules
-from referee.rules.simulator import HABIT_PROFILES, RandomPlayer, SimStep, Simulator
+from referee.rules.simulator import HABIT_PROFILES, RandomPlayer, SimStep, Simulator, Truth
 from referee.rules.table import Table
 
 #: Seat names for simulated tables (up to the 10 players R4 allows).
@@ -36,6 +36,8 @@ SEAT_NAMES: tuple[str, ...] = ("Anna", "Ben", "Clara", "Dan", "Eva", "Finn", "Gr
 REFEREE_GOAL = 150_000
 #: Match targets the soak cycles through: short matches reach the match end (R31) more often.
 SOAK_TARGETS: tuple[int, ...] = (50, 150, 300)
+#: The soak and the property tests also take back every so many observations and replay them (undo).
+UNDO_EVERY = 7
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,20 @@ def check_step(table: Table, step: SimStep, index: int, deck_size: int) -> Disag
         return Disagreement(
             index, observation, "verdict", (verdict.ok, verdict.reason), (step.accepted, step.reason)
         )
-    truth = step.truth
+    disagreement = check_state(table, step.truth, index, observation, deck_size)
+    if disagreement is not None:
+        return disagreement
+    penalties = [penalty.to_dict() for penalty in verdict.penalties]
+    true_penalties = [penalty.to_dict() for penalty in step.truth.penalties]
+    if penalties != true_penalties:
+        return Disagreement(index, observation, "penalties", penalties, true_penalties)
+    return None
+
+
+def check_state(
+    table: Table, truth: Truth, index: int, observation: Mapping[str, object], deck_size: int
+) -> Disagreement | None:
+    """The first scenario key on which ``table`` disagrees with ``truth``, or a lost card; else ``None``."""
     if truth.cards_total != deck_size:
         return Disagreement(index, observation, "cards in the simulator", truth.cards_total, deck_size)
     state = table.state()
@@ -142,26 +157,48 @@ def check_step(table: Table, step: SimStep, index: int, deck_size: int) -> Disag
     ):
         if actual != expected:
             return Disagreement(index, observation, key, actual, expected)
-    penalties = [penalty.to_dict() for penalty in verdict.penalties]
-    true_penalties = [penalty.to_dict() for penalty in truth.penalties]
-    if penalties != true_penalties:
-        return Disagreement(index, observation, "penalties", penalties, true_penalties)
     counted = sum(state.counts.values()) + state.draw_pile + state.discard_pile + len(truth.set_aside)
     if counted != deck_size:
         return Disagreement(index, observation, "cards counted by the referee", counted, deck_size)
     return None
 
 
-def first_disagreement(config: GameConfig) -> tuple[Disagreement | None, int]:
-    """Play ``config`` against a fresh referee: the first disagreement (or ``None``) and the steps checked."""
+def check_undo(table: Table, step: SimStep, before: Truth, index: int, deck_size: int) -> Disagreement | None:
+    """Take ``step``'s observation back (the state must be ``before`` again), then observe it once more."""
+    undo = {"undo": True}
+    verdict = table.observe(observation_from_dict(undo))
+    if not verdict.ok:
+        return Disagreement(index, undo, "verdict", (verdict.ok, verdict.reason), (True, None))
+    disagreement = check_state(table, before, index, undo, deck_size)
+    if disagreement is not None:
+        return disagreement
+    return check_step(table, step, index, deck_size)
+
+
+def first_disagreement(config: GameConfig, undo_every: int = UNDO_EVERY) -> tuple[Disagreement | None, int]:
+    """Play ``config`` against a fresh referee: the first disagreement (or ``None``) and the steps checked.
+
+    Every ``undo_every``-th recorded observation is also taken back and observed again (0: never).
+    """
     simulator = config.simulator()
-    rules = simulator.rules
-    table = Table.deal(config.names(), rules)
+    deck_size = simulator.rules.deck_size
+    table = Table.deal(config.names(), simulator.rules)
+    before: Truth | None = None
     index = -1
     for index, step in enumerate(simulator):
-        disagreement = check_step(table, step, index, rules.deck_size)
+        disagreement = check_step(table, step, index, deck_size)
+        recorded = step.accepted or step.truth.penalties
+        if (
+            disagreement is None
+            and undo_every
+            and index % undo_every == 0
+            and before is not None
+            and recorded
+        ):
+            disagreement = check_undo(table, step, before, index, deck_size)
         if disagreement is not None:
             return disagreement, index + 1
+        before = step.truth
     return None, index + 1
 
 

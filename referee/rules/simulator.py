@@ -936,6 +936,8 @@ class Simulator:
             self._hand_changed(target)
         self._turn = then
         self._waiting = "play"
+        if target == seat and self.rng.random() < 0.5:
+            return target  # R11 declined without a word: the first player just plays or draws
         yield self._step({"target": target_name, "by": name})
         return target
 
