@@ -1411,30 +1411,27 @@ class Table:
             return self._reject_in_phase(seat)
         state = self._uno[seat]
         rules = self._rules
-        holders = [s for s, st in enumerate(self._uno) if st in (UNO_FRESH, UNO_STALE) and s != seat]
-        if state == UNO_FRESH or (state == UNO_CALLED and not holders):
-            self._set_uno(seat, UNO_CALLED)
-        elif state in (UNO_STALE, UNO_CLOSED):
-            if rules.uno_call_moment != "holding_one":
-                return self._reject("too_late", seat)
-            self._set_uno(seat, UNO_CALLED)
-        elif (
-            rules.uno_call_moment == "with_second_to_last"
+        holding_one = rules.uno_call_moment == "holding_one"
+        # One "UNO!" can be the caller's own call and, at the same time, a call at every other player who
+        # is left with one card and has not called (what S3's catch requires): both are recorded.
+        own = state in (UNO_FRESH, UNO_CALLED) or (holding_one and state in (UNO_STALE, UNO_CLOSED))
+        early = (
+            not own
+            and not holding_one
             and seat == self._turn
             and phase in (PLAY, DRAWN, PENDING)
             and self._counts[seat] == 2
-        ):
-            # Called together with the second-to-last card, a moment before it lands (S1).
+        )  # called together with the second-to-last card, a moment before it lands (S1)
+        holders = [s for s, st in enumerate(self._uno) if st in (UNO_FRESH, UNO_STALE) and s != seat]
+        if not (own or early or holders):
+            return self._reject("too_late" if state in (UNO_STALE, UNO_CLOSED) else "not_allowed", seat)
+        if own:
+            self._set_uno(seat, UNO_CALLED)
+        if early:
             self._armed = seat
-        else:
-            if not holders:
-                return self._reject("not_allowed", seat)
-            # Someone else (or a player whose own call stands) shouts "UNO" at a forgetful player first,
-            # which is what S3's catch requires.
-            shouts = list(self._shouts)
-            for holder in holders:
-                shouts[holder] |= 1 << seat
-            self._shouts = shouts
+        shouts = self._shouts
+        for holder in holders:
+            shouts[holder] |= 1 << seat
         self._note(UnoCalled, self._names[seat])
         return self._verdict()
 
