@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import cv2
@@ -197,11 +197,20 @@ def _as_seen(reading: CardReading, tolerance: float) -> _Seen:
 
 
 def _same_card(seen: _Seen, known: _Seen) -> bool:
-    """Same name and every visible index where one of the known card's indices was."""
+    """Same name, same pose: both corner indices where they were, or — when only one of them is
+    seen now or was seen then (covered, or missed by the reader) — that one where one of them was."""
     if seen.name != known.name:
         return False
     limit = max(seen.tolerance, known.tolerance)
-    return all(any(math.dist(p, q) <= limit for q in known.points) for p in seen.points)
+    near = [any(math.dist(p, q) <= limit for q in known.points) for p in seen.points]
+    return all(near) if len(seen.points) > 1 and len(known.points) > 1 else any(near)
+
+
+def _merged(seen: _Seen, known: _Seen) -> _Seen:
+    """``seen`` with the known card's other index positions added (one read may miss one corner)."""
+    limit = max(seen.tolerance, known.tolerance)
+    extra = tuple(q for q in known.points if all(math.dist(p, q) > limit for p in seen.points))
+    return replace(seen, points=seen.points + extra)
 
 
 @dataclass(frozen=True)
@@ -326,11 +335,19 @@ class PileWatcher:
             return "taken-back", None
         changed = self._changed_region(small)
         new = [
-            seen for seen in readings if not self._was_visible(seen) and _inside(seen, changed, crop_shape)
+            seen
+            for seen in readings
+            if not self._was_visible(seen)
+            and any(_inside(point, changed, crop_shape) for point in seen.points)
         ]
         if new:
-            # Several new cards at once (a pile the watcher never saw): the most complete is on top.
-            return "new", max(new, key=lambda seen: (len(seen.points), seen.confidence))
+            # Several at once (a misread old card, a pile the watcher never saw): the card on top is
+            # the one that lies wholly where the picture changed, then the most complete.
+            def rank(seen: _Seen) -> tuple[float, int, float]:
+                inside = sum(_inside(point, changed, crop_shape) for point in seen.points)
+                return inside / len(seen.points), len(seen.points), seen.confidence
+
+            return "new", max(new, key=rank)
         if top_in_place:
             # The top card did not move. If what changed now differs from the empty table too,
             # something new lies in the zone (a card off the pile's edge); else cards went away.
@@ -376,10 +393,18 @@ class PileWatcher:
         return CardLanded(card.name, card.confidence, card.box, card.points, timestamp, replayed)
 
     def _accept(self, readings: list[_Seen], small: np.ndarray) -> None:
-        """The settled picture is accounted for: remember what was visible on it."""
+        """The settled picture is accounted for: remember what was visible on it (with the corners
+        earlier reads saw of the same cards)."""
+        earlier = [known for state in self._seen for known in state]
         if self._top is not None:
-            self._top = next((seen for seen in readings if _same_card(seen, self._top)), self._top)
-        self._seen = (readings, self._seen[0])
+            earlier.append(self._top)
+        merged = []
+        for seen in readings:
+            match = next((known for known in earlier if _same_card(seen, known)), None)
+            merged.append(_merged(seen, match) if match is not None else seen)
+        if self._top is not None:
+            self._top = next((seen for seen in merged if _same_card(seen, self._top)), self._top)
+        self._seen = (merged, self._seen[0])
         self._settle(small)
 
     def _settle(self, small: np.ndarray) -> None:
@@ -388,16 +413,13 @@ class PileWatcher:
         self._reading_since = None
 
 
-def _inside(seen: _Seen, region: np.ndarray, crop_shape: tuple[int, ...]) -> bool:
-    """Whether any of the card's index points falls on a true pixel of the small-picture ``region``."""
+def _inside(point: tuple[float, float], region: np.ndarray, crop_shape: tuple[int, ...]) -> bool:
+    """Whether a crop point falls on a true pixel of the small-picture ``region``."""
     height, width = crop_shape[:2]
     size_y, size_x = region.shape
-    for x, y in seen.points:
-        column = min(size_x - 1, max(0, int(x * size_x / width)))
-        row = min(size_y - 1, max(0, int(y * size_y / height)))
-        if region[row, column]:
-            return True
-    return False
+    column = min(size_x - 1, max(0, int(point[0] * size_x / width)))
+    row = min(size_y - 1, max(0, int(point[1] * size_y / height)))
+    return bool(region[row, column])
 
 
 def read_laid_out(reader: ReadsCards, crops: Iterable[np.ndarray]) -> list[str]:
