@@ -25,7 +25,7 @@ from referee.rules.simulator import HABIT_PROFILES
 # match is not shrunk: a seed does not shrink meaningfully, and the failure line already names the
 # preset, every override, the seats and the seed, which replays the match exactly.
 _PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
-settings.register_profile("rules-quick", max_examples=40, deadline=None, phases=_PHASES, derandomize=False)
+settings.register_profile("rules-quick", max_examples=40, deadline=None, phases=_PHASES)
 settings.register_profile("rules-long", max_examples=2000, deadline=None, phases=_PHASES)
 PROFILE = settings.get_profile(
     "rules-long" if os.environ.get("HYPOTHESIS_PROFILE") == "long" else "rules-quick"
@@ -36,6 +36,7 @@ overrides = st.fixed_dictionaries(
     optional={
         **{option: st.sampled_from(values) for option, values in CHOICES.items()},
         "misplay_penalty": st.sampled_from((1, 2)),
+        "false_catch_penalty": st.sampled_from((1, 2)),
     },
 )
 
@@ -60,9 +61,10 @@ def check(config: GameConfig) -> None:
     assert steps > 0
 
 
-# Soak matches that once disagreed (`uno-referee bench rules --soak --games 1 --first-game N`), kept
-# so that each stays checked: 9, a challenged hand shown without the UNO penalty cards drawn after
-# the Wild Draw Four; 11, a catcher's UNO shout under uno_call_moment=with_second_to_last.
+# Soak configurations that found referee bugs when first run (since fixed; the simulator has changed
+# since, so each now plays a different game of the same kind), kept so that those kinds stay checked:
+# 9, a challenged hand shown without the UNO penalty cards drawn after the Wild Draw Four; 11, a
+# catcher's UNO shout under uno_call_moment=with_second_to_last.
 @example(soak_config(9))
 @example(soak_config(11))
 @given(game_configs())

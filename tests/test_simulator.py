@@ -396,3 +396,32 @@ def test_first_card_swap_may_be_declined_with_or_without_a_word(announced):
         assert steps[2].truth.hands["P0"] == steps[1].truth.hands["P0"]
     else:
         assert "play" in steps[2].observation or "draw" in steps[2].observation
+
+
+@pytest.mark.parametrize(("jump_in", "reason"), [(False, "not_your_turn"), (True, "not_identical")])
+def test_a_card_played_out_of_turn_is_refused(jump_in, reason):
+    rules = Rules(jump_in=jump_in, misplay_penalty=1, target_score=50)
+    steps, index = first_where(
+        rules,
+        lambda s, i: not s[i].accepted and s[i].observation["by"] != s[i - 1].truth.turn,
+        habits=Habits(out_of_turn=0.2),
+    )
+    step, before = steps[index], steps[index - 1].truth
+    assert step.reason in (reason, "not_your_turn")  # a pending draw is no moment to jump in
+    assert step.reason == reason or before.waiting_for == "challenge_or_accept"
+    assert [(p.player, p.reason) for p in step.truth.penalties] == [(step.observation["by"], "misplay")]
+    assert step.truth.turn == before.turn and step.truth.discard_pile == before.discard_pile
+
+
+def test_a_false_catch_is_refused_and_costs_the_catcher():
+    rules = Rules(false_catch_penalty=2, target_score=50)
+    steps, index = first_where(
+        rules, lambda s, i: "catch" in s[i].observation and not s[i].accepted, habits=Habits(false_catch=1.0)
+    )
+    step = steps[index]
+    assert step.reason == "nothing_to_catch"
+    assert [(p.player, p.cards, p.reason) for p in step.truth.penalties] == [
+        (step.observation["by"], 2, "false_catch")
+    ]
+    target = step.observation["catch"]
+    assert steps[index - 1].observation == {"uno": True, "by": target}

@@ -83,8 +83,9 @@ def soak_config(index: int) -> GameConfig:
         if rng.random() < 0.5:
             overrides[option] = rng.choice(values)
     overrides["target_score"] = SOAK_TARGETS[index // len(presets) % len(SOAK_TARGETS)]
-    if rng.random() < 0.15:
-        overrides["misplay_penalty"] = rng.choice((1, 2))
+    for penalty in ("misplay_penalty", "false_catch_penalty"):
+        if rng.random() < 0.15:
+            overrides[penalty] = rng.choice((1, 2))
     partners = overrides.get("partners", PRESETS[presets[index % len(presets)]].partners)
     return GameConfig(
         preset=presets[index % len(presets)],

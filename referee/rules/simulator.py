@@ -205,6 +205,12 @@ class Player(Protocol):
     def jumps_in(self, game: GameView, me: str, card: Card) -> bool:
         """Whether the seat plays its ``card`` (identical to the top card) out of turn (R39)."""
 
+    def plays_out_of_turn(self, game: GameView, me: str) -> Card | None:
+        """A card the seat wrongly plays while it is not its turn (the referee refuses it), or ``None``."""
+
+    def catches_wrongly(self, game: GameView, me: str, target: str) -> bool:
+        """Whether the seat "catches" ``target``, who did call UNO (a false catch, refused)."""
+
 
 @dataclass(frozen=True)
 class Habits:
@@ -221,6 +227,8 @@ class Habits:
     voluntary_draw: float = 0.05
     pass_drawn: float = 0.1
     misplay: float = 0.0
+    out_of_turn: float = 0.0
+    false_catch: float = 0.0
     swap_on_first_card: float = 0.5
 
     def __post_init__(self) -> None:
@@ -232,7 +240,16 @@ class Habits:
 #: Named habit profiles for simulated tables: ordinary players, sloppy ones, and careful ones.
 HABIT_PROFILES: dict[str, Habits] = {
     "default": Habits(),
-    "sloppy": Habits(forget_uno=0.4, bluff=0.5, challenge=0.5, catch=0.8, voluntary_draw=0.15, misplay=0.05),
+    "sloppy": Habits(
+        forget_uno=0.4,
+        bluff=0.5,
+        challenge=0.5,
+        catch=0.8,
+        voluntary_draw=0.15,
+        misplay=0.05,
+        out_of_turn=0.02,
+        false_catch=0.1,
+    ),
     "careful": Habits(forget_uno=0.02, bluff=0.05, challenge=0.1, catch=0.3, voluntary_draw=0.0, jump_in=0.9),
 }
 
@@ -311,6 +328,17 @@ class RandomPlayer:
 
     def jumps_in(self, game: GameView, me: str, card: Card) -> bool:
         return game.rng.random() < self.habits.jump_in
+
+    def plays_out_of_turn(self, game: GameView, me: str) -> Card | None:
+        rng = game.rng
+        if not self.habits.out_of_turn or rng.random() >= self.habits.out_of_turn:
+            return None
+        # Never the card identical to the top one: under Jump-In that would be a legal play (R39).
+        cards = [card for card in game.hand(me) if card is not game.top]
+        return rng.choice(cards) if cards else None
+
+    def catches_wrongly(self, game: GameView, me: str, target: str) -> bool:
+        return self.habits.false_catch > 0 and game.rng.random() < self.habits.false_catch
 
 
 class ScriptedPlayer(RandomPlayer):
@@ -423,6 +451,7 @@ class Simulator:
         while self._waiting not in _ROUND_OVER:
             if self._stale:
                 yield from self._offer_late_catches()
+            yield from self._offer_out_of_turn()
             if self.rules.jump_in and self._waiting == "play":
                 jumped = yield from self._offer_jump_in()
                 if jumped:
@@ -450,6 +479,7 @@ class Simulator:
         # since), in the order they opened; seats still catchable later under caught_any_time.
         self._fresh: list[int] = []
         self._stale: set[int] = set()
+        self._called: set[int] = set()
         self._round_winner = -1
         self._to_show: list[int] = []
         self._own_points = [0] * self._n
@@ -578,8 +608,9 @@ class Simulator:
     # ------------------------------------------------------------------------------ UNO
 
     def _forget_uno(self, seat: int) -> None:
-        """The seat's hand changed: an open window or catchability is gone."""
+        """The seat's hand changed: a call, an open window or catchability is gone."""
         self._stale.discard(seat)
+        self._called.discard(seat)
         if seat in self._fresh:
             self._fresh.remove(seat)
 
@@ -605,6 +636,7 @@ class Simulator:
 
     def _call_uno(self, seat: int) -> SimStep:
         self._forget_uno(seat)
+        self._called.add(seat)
         return self._step({"uno": True, "by": self.names[seat]})
 
     def _uno_moment(self, seats: Sequence[int]) -> Iterator[SimStep]:
@@ -615,6 +647,20 @@ class Simulator:
         for seat in seats:
             if seat in self._fresh:
                 yield from self._offer_catch(seat)
+            elif seat in self._called:
+                yield from self._offer_false_catch(seat)
+
+    def _offer_false_catch(self, target: int) -> Iterator[SimStep]:
+        """A seat "catches" ``target``, who did call: refused, and ``false_catch_penalty`` is drawn."""
+        others = [seat for seat in self._clockwise_from(target) if seat != target]
+        catcher = others[self._steps % len(others)]
+        by = self.names[catcher]
+        if not self._players[catcher].catches_wrongly(self, by, self.names[target]):
+            return
+        if self.rules.false_catch_penalty:
+            self._penalise(catcher, self.rules.false_catch_penalty, "false_catch")
+        yield self._step({"catch": self.names[target], "by": by}, accepted=False, reason="nothing_to_catch")
+        yield from self._reflip_if_owed()
 
     def _offer_catch(self, culprit: int) -> Iterator[SimStep]:
         """Seats in random order may catch ``culprit``; the first who does makes it draw 2 (R28)."""
@@ -638,6 +684,7 @@ class Simulator:
                     catcher in self._stale and rules.uno_call_moment == "holding_one"
                 ):
                     self._forget_uno(catcher)
+                    self._called.add(catcher)
                 yield self._step({"uno": True, "by": by})
                 if self._players[culprit].calls_back(self, name):
                     # Too late: the catcher called first, so the catch still counts. Under S1 a call
@@ -795,6 +842,21 @@ class Simulator:
         yield self._step({"pass": True, "by": name})
         yield from self._reflip_if_owed()
 
+    def _offer_out_of_turn(self) -> Iterator[SimStep]:
+        """One seat not on turn (each in turn) may wrongly lay a card down; the referee refuses it."""
+        waiting = self._waiting
+        if waiting not in _REFLIP_FROM:
+            return
+        others = [seat for seat in self._clockwise_from(self._turn) if seat != self._turn]
+        seat = others[self._steps % len(others)]
+        card = self._players[seat].plays_out_of_turn(self, self.names[seat])
+        if card is None:
+            return
+        if card not in self._hands[seat] or (self.rules.jump_in and card is self.top and not card.is_wild):
+            raise SimulationError(f"{self.names[seat]} cannot play {card.name} out of turn as a mistake")
+        identical_needed = self.rules.jump_in and waiting == "play"
+        yield from self._misplay(seat, card, "not_identical" if identical_needed else "not_your_turn")
+
     def _offer_jump_in(self) -> Iterator[SimStep]:
         """R39: a seat holding a card identical to the top card may play it out of turn."""
         top = self.top
@@ -820,6 +882,7 @@ class Simulator:
         self._hand_changed(seat)
         if called:
             self._forget_uno(seat)
+            self._called.add(seat)
         if card.draw_amount and self._stack:
             self._challengeable = None
         observation: dict[str, object] = {"play": card.name, "by": self.names[seat]}
@@ -1051,7 +1114,7 @@ class Simulator:
             self._penalise(victim, self._pending, self._stack_reason())
         self._colour = card.colour
         self._clear_pending()
-        self._fresh, self._stale = [], set()
+        self._fresh, self._stale, self._called = [], set(), set()
         self._reflip_owed = False
         self._waiting = "scores"
         winner = self._round_winner
