@@ -25,7 +25,7 @@ frequent events are interned per seat.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -158,6 +158,7 @@ _STATE_FIELDS: tuple[str, ...] = (
     "_known",
 )
 _state_of = attrgetter(*_STATE_FIELDS)
+_NO_PENALTIES: tuple[Penalty, ...] = ()
 #: Build a Verdict without the named tuple's Python-level ``__new__`` (one per observation).
 _new_verdict = tuple.__new__
 #: Recorded observations between two undo checkpoints, and how many checkpoints are kept
@@ -221,11 +222,14 @@ def _cards_in_deck(rules: Rules) -> frozenset[Card]:
 class _Announcements:
     """Events built once per list of players and shared by every table seating them (events are immutable)."""
 
-    __slots__ = ("interned", "played", "skipped", "turn")
+    __slots__ = ("drew", "interned", "played", "prompt", "skipped", "turn")
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.turn = tuple(NextTurn(name) for name in names)
         self.skipped = tuple(Skipped(name) for name in names)
+        self.drew = tuple(Drew(name, 1) for name in names)
+        #: DrawnCardPrompt per ``must_play_if_fits`` (False, True), then per seat.
+        self.prompt = tuple(tuple(DrawnCardPrompt(name, must) for name in names) for must in (False, True))
         self.played: tuple[dict[Card, CardPlayed], ...] = tuple({} for _ in names)
         self.interned: dict[tuple[Any, ...], Any] = {}
 
@@ -252,12 +256,13 @@ class Table:
         "_deck_size",
         "_events",
         "_interned",
+        "_ev_drew",
         "_ev_played",
+        "_ev_prompt",
         "_ev_skipped",
         "_ev_turn",
         "_keep_top",
         "_misplay",
-        "_must_play",
         "_n",
         "_names",
         "_jump_in",
@@ -285,7 +290,6 @@ class Table:
         self._stacking = rules.stacking != "off"
         self._keep_top = rules.reshuffle_keep_top
         self._misplay = rules.misplay_penalty
-        self._must_play = rules.drawn_card == "must_play"
         self._two_player = rules.two_player_rules
         self._seven_o = rules.seven_o
         self._jump_in = rules.jump_in
@@ -295,8 +299,10 @@ class Table:
         self._ev_turn = announcements.turn
         self._ev_skipped = announcements.skipped
         self._ev_played = announcements.played
+        self._ev_drew = announcements.drew
+        self._ev_prompt = announcements.prompt[rules.drawn_card == "must_play"]
         self._events: list[Event] = []
-        self._penalties: list[Penalty] = []
+        self._penalties: Sequence[Penalty] = _NO_PENALTIES
         self._set_initial_state()
         self._log: list[Observation] = []
         # The first checkpoint is the construction itself (None): rebuilt from the setup, not copied.
@@ -567,7 +573,7 @@ class Table:
                 return self._take_back()
             raise ObservationError(f"not an observation: {observation!r}")
         self._events = []
-        self._penalties = []
+        self._penalties = _NO_PENALTIES
         try:
             verdict = handler(self, observation)
         except BaseException:
@@ -618,10 +624,10 @@ class Table:
             self._restore(snapshot)
         for observation in self._log[index:length]:
             self._events = []
-            self._penalties = []
+            self._penalties = _NO_PENALTIES
             _HANDLERS[observation.__class__](self, observation)
         self._events = []
-        self._penalties = []
+        self._penalties = _NO_PENALTIES
 
     def _take_back(self) -> Verdict:
         """Undo: take back the last observation that changed the state (several go further back)."""
@@ -643,10 +649,7 @@ class Table:
         """The verdict of a change just made: accepted, or rejected with a rule's penalty (``reason``)."""
         if self._reflip:
             self._owe_reflip()
-        penalties = self._penalties
-        return _new_verdict(
-            Verdict, (reason is None, reason, tuple(penalties) if penalties else (), tuple(self._events))
-        )
+        return _new_verdict(Verdict, (reason is None, reason, tuple(self._penalties), tuple(self._events)))
 
     def _reject(self, reason: str, seat: int = -1) -> Verdict:
         event = Rejected(self._names[seat] if seat >= 0 else "", reason)
@@ -741,7 +744,7 @@ class Table:
         penalty = self._interned.get(key)
         if penalty is None:
             penalty = self._interned[key] = Penalty(name, taken, reason)
-        self._penalties.append(penalty)
+        self._penalties = [*self._penalties, penalty]  # rare: a fresh list, the shared empty one stays empty
         self._note(PenaltyDrawn, name, taken, reason)
         if taken < cards:
             self._events.append(NoCardsLeft(name, cards - taken))
@@ -1090,9 +1093,7 @@ class Table:
             self._set_uno(seat, UNO_NONE)
         self._armed = -1
         self._phase = DRAWN
-        name = self._names[seat]
-        self._note(Drew, name, 1)
-        self._note(DrawnCardPrompt, name, self._must_play)
+        self._events += (self._ev_drew[seat], self._ev_prompt[seat])
         return self._verdict()
 
     def _on_pass(self, obs: Pass) -> Verdict:
