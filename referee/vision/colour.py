@@ -94,6 +94,9 @@ class ColourModel:
     weak: float = 0.3  # below: no usable hue (then only a colour-blind symbol can tell)
     full_coverage: float = 0.2  # a share of print-colour pixels this large counts as full evidence
     min_dark_share: float = 0.15  # the share of dark pixels that makes a field black
+    #: Uncalibrated: scale each index's surroundings so its white ink becomes neutral white, which
+    #: undoes a lamp's tint and a dim room. A calibrated model measured the room as it is: off.
+    auto_white: bool = True
 
     def __post_init__(self) -> None:
         missing = [colour for colour in COLOURS if colour not in self.centres]
@@ -151,7 +154,7 @@ class ColourModel:
         else:  # in a dim room the darkest print colour (blue) must not pass for a black field
             darkest = min(lab[0] for lab in centres.values())
             changes["max_dark_lightness"] = float(min(base.max_dark_lightness, 0.6 * darkest))
-        return replace(base, **changes)
+        return replace(base, auto_white=False, **changes)
 
     # --- reading pixels -------------------------------------------------------------------------
 
@@ -189,6 +192,8 @@ class ColourModel:
         crop = field_crop(image_bgr, box, margin)
         if crop.size == 0:
             return ColourVotes()
+        if self.auto_white:
+            crop = _balance_to_white(crop)
         levels = (crop >> _LUT_SHIFT).reshape(-1, 3).astype(np.int32)
         flat = (levels[:, 0] * (256 >> _LUT_SHIFT) + levels[:, 1]) * (256 >> _LUT_SHIFT) + levels[:, 2]
         counts = np.bincount(self._bgr_table.ravel()[flat], minlength=_OTHER + 1)
@@ -253,6 +258,33 @@ def field_crop(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.
     left, top = max(0, int(x1 - grow)), max(0, int(y1 - grow))
     right, bottom = min(width, int(np.ceil(x2 + grow))), min(height, int(np.ceil(y2 + grow)))
     return image_bgr[top:bottom, left:right]
+
+
+#: White ink is scaled to this level; the default centres were measured with white ink about here.
+WHITE_LEVEL = 240.0
+
+
+def _balance_to_white(crop_bgr: np.ndarray, min_level: float = 60.0, max_tint: float = 0.55) -> np.ndarray:
+    """The crop with its brightest tenth (the index's white ink) scaled to neutral ``WHITE_LEVEL``.
+
+    Only where that brightest tenth looks like ink on a card: bright enough, nearly neutral, and
+    clearly more neutral or clearly brighter than the crop's typical pixel (a coloured or black
+    field). A felt table, a yellow field with no white in view or a sheet of paper stay as they are,
+    so a print colour is never "balanced" away; the gains are limited to 0.5–2.5 per channel.
+    """
+    pixels = crop_bgr.reshape(-1, 3).astype(np.float32)
+    highest = pixels.max(axis=1)
+    tint = (highest - pixels.min(axis=1)) / np.maximum(highest, 1.0)
+    brightness = pixels.mean(axis=1)  # not the highest channel: a red field is not "bright"
+    white = pixels[brightness >= np.percentile(brightness, 90)].mean(axis=0)
+    white_tint = (white.max() - white.min()) / max(float(white.max()), 1.0)
+    typical_tint, typical_brightness = float(np.median(tint)), float(np.median(brightness))
+    looks_like_ink = white.max() >= min_level and white_tint <= max_tint
+    stands_out = typical_tint - white_tint >= 0.1 or white.mean() >= 1.25 * typical_brightness
+    if not (looks_like_ink and stands_out):
+        return crop_bgr
+    gains = np.clip(WHITE_LEVEL / np.maximum(white, 1.0), 0.5, 2.5)
+    return np.clip(pixels * gains, 0, 255).astype(np.uint8).reshape(crop_bgr.shape)
 
 
 def _chroma(lab: np.ndarray) -> np.ndarray:
