@@ -79,6 +79,7 @@ def test_soak_prints_each_failure_on_one_line(monkeypatch, capsys):
     assert [line.split()[1] for line in lines] == ["0", "1"]
     assert all("step 5 " in line and "turn referee='Ben' truth='Clara'" in line for line in lines)
     assert "preset=official" in lines[0] and "preset=spielhilfe" in lines[1]
+    assert "to replay one: uno-referee bench rules --soak --games 1 --first-game 0" in out
 
 
 def test_soak_counts_a_crash_as_an_error(monkeypatch, capsys):

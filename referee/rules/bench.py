@@ -51,17 +51,20 @@ class GameConfig:
     seed: int = 0
 
     def rules(self) -> Rules:
+        """The preset with the overrides applied."""
         return Rules.preset(self.preset, **self.overrides)
 
     def names(self) -> tuple[str, ...]:
+        """The seats, clockwise (the referee needs them in the same order)."""
         return SEAT_NAMES[: self.players]
 
     def simulator(self) -> Simulator:
+        """A fresh simulated match of this configuration (the same one every time)."""
         habits = HABIT_PROFILES[self.habits]
         return Simulator({name: RandomPlayer(habits) for name in self.names()}, self.rules(), self.seed)
 
     def describe(self) -> str:
-        """One line that identifies the match (and reproduces it with :func:`soak_config`)."""
+        """One line that names everything the match depends on."""
         overrides = ", ".join(f"{key}={value}" for key, value in sorted(self.overrides.items()))
         seats = f"players={self.players} habits={self.habits} seed={self.seed}"
         return f"preset={self.preset} {{{overrides}}} {seats}"
@@ -348,6 +351,9 @@ def _soak(args: argparse.Namespace) -> int:
             progress.set_postfix(errors=errors, violations=violations, refresh=False)
     for line in sorted(failures, key=_game_index):
         print(line)
+    if failures:
+        first = _game_index(min(failures, key=_game_index))
+        print(f"to replay one: uno-referee bench rules --soak --games 1 --first-game {first}")
     print(f"games={args.games} steps={steps} errors={errors} invariant_violations={violations}")
     return 1 if failures else 0
 
