@@ -18,7 +18,7 @@ from referee.table.pile import (
     PileWatcher,
     read_laid_out,
 )
-from referee.table.video import OracleReader, TableVideo, VideoSettings
+from referee.table.video import OracleReader, ReaderErrors, TableVideo, VideoSettings
 from referee.vision.classes import SYMBOL_CLASSES
 from referee.vision.detection import Detection
 from referee.vision.reader import Card
@@ -69,6 +69,21 @@ def test_every_card_reported_once_with_its_name_soon_after_the_hand_left(busy_ga
     for reported, expected, next_landing in zip(landed, truth, following, strict=True):
         assert expected.hand_left_s < reported.timestamp <= expected.hand_left_s + 0.5 < next_landing
     assert not [event for event in events if not isinstance(event, CardLanded)]
+
+
+def test_an_imperfect_reader_still_reports_each_card_once(busy_game) -> None:
+    """Missed corners (15 %), confusable names (5 %) and wobbling boxes: two agreeing reads filter them
+    (with one read enough, this very game gets a green-8 twice)."""
+    video, _ = busy_game
+    errors = ReaderErrors(miss_index=0.15, misread=0.05, jitter_px=1.5)
+    oracle = OracleReader(video, errors=errors, seed=1)
+    watcher = PileWatcher(oracle)
+    events: list[PileEvent] = []
+    for frame in video.frames():
+        oracle.show(frame.index)
+        events += watcher.feed(video.view.crop(frame.image, "discard"), frame.timestamp)
+    landed = [(event.card, event.replayed) for event in events if isinstance(event, CardLanded)]
+    assert landed == [(event.card, event.identical_replay) for event in video.truth.pile_events]
 
 
 def test_hands_over_the_pile_report_nothing(busy_game) -> None:
