@@ -4,7 +4,9 @@ Each game comes from the rules simulator (one round, seeded), is filmed by
 :class:`~referee.table.video.TableVideo`, cut into discard-zone crops by the matching
 :class:`~calibration.table_view.TableView` and watched by the :class:`~referee.table.pile.PileWatcher`
 with the vision card reader (the shipped model) or, with ``--reader oracle``, a perfect reader
-that isolates the watcher's own logic. The output ends with exactly one line::
+that isolates the watcher's own logic (``--oracle-errors P`` makes it miss, misread and wobble
+on purpose, to see how the watcher copes with an imperfect detector). The output ends with
+exactly one line::
 
     plays_recognised=0.998 false_plays_per_1000_turns=0.4 verdict_latency_p95_s=0.31 idle_cpu_share=0.06
 

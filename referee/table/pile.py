@@ -11,12 +11,13 @@ runs on a few settled frames until it has seen the same thing twice:
 * a card that was not on the pile before (a new name, or the same name in a new pose — the
   identical card replayed) → :class:`CardLanded`; the app maps it to a flip or a play, it knows
   which it expects;
-* the old top card still where it was (the pile was tidied, a shadow, something set down) →
-  nothing;
+* the old top card still where it was and nothing new beside it (cards slid from under it for
+  a reshuffle) → nothing;
 * the picture from before the top card landed is back → :class:`CardTakenBack` (a refused card);
 * nothing readable where cards were, and the zone looks like the empty table → :class:`PileCleared`;
-* a change the reader cannot read for ``unreadable_after_s`` → one :class:`CardUnreadable`
-  ("please straighten the card"), never a guess, and not again until the zone moves.
+* a change the reader cannot read for ``unreadable_after_s`` (a card half off the pile, reads
+  that keep disagreeing) → one :class:`CardUnreadable` ("please straighten the card"), never a
+  guess, and not again until the zone moves.
 
 The reader is injected (:class:`ReadsCards`): the product passes the vision
 :class:`~referee.vision.reader.CardReader`, tests and the bench pass the table video's
