@@ -341,3 +341,16 @@ def test_white_ink_undoes_a_warm_dim_lamp(reader):
         counts["balanced"] += [c.name for c in reader.cards_from_detections(lit, card.indices)] == [name]
         counts["fixed"] += [c.name for c in fixed.cards_from_detections(lit, card.indices)] == [name]
     assert counts["balanced"] >= 0.9 * len(cases) and counts["fixed"] <= 0.3 * len(cases), counts
+
+
+def test_tiny_indices_are_read_without_visible_ink(reader):
+    """A card 60 px tall (indices of about 8 px): blur leaves no white ink to see, colour still decides."""
+    canvas = cv2.GaussianBlur(table(120, 200), (3, 3), 0)
+    cards = [
+        paste(canvas, name, 20 + 60 * i, 30, height=60, seed=i)
+        for i, name in enumerate(["red-2", "blue-skip"])
+    ]
+    small = cv2.GaussianBlur(canvas, (3, 3), 0)
+    assert max(d.size for card in cards for d in card.indices) < 10
+    seen = reader.cards_from_detections(small, [d for card in cards for d in card.indices])
+    assert sorted(card.name for card in seen) == ["blue-skip", "red-2"]

@@ -77,7 +77,8 @@ class ReaderSettings:
     card_margin: float = 0.7  # from an index's outer edge to the card's edge
     duplicate_iou: float = 0.6  # two classes on one glyph: keep the better
     field_margin: float = 0.2  # field read around an index box
-    min_light_share: float = 0.04  # an index is a white glyph: some light pixels must be there
+    min_light_share: float = 0.04  # an index is a white glyph: some light pixels must be there …
+    ink_visible_from: float = 10.0  # … once it is this many pixels tall; smaller, blur eats the ink
     tile_max_shrink: float = 2.5  # tile when the picture would shrink more than this into the input
     tile_overlap: float = 0.2
 
@@ -154,7 +155,9 @@ class CardReader:
             )
             black = reading.colour == BLACK or reading.dark_share >= model.min_dark_share
             return _Index(detection, votes, None, "hue", 1.0) if black and printed else None
-        looks_printed = votes.total > 0 and votes.light / votes.total >= settings.min_light_share
+        looks_printed = detection.size < settings.ink_visible_from or (
+            votes.total > 0 and votes.light / votes.total >= settings.min_light_share
+        )
         if reading.colour in COLOURS and reading.confidence >= model.strong and looks_printed:
             return _Index(detection, votes, reading.colour, "hue", 1.0)
         if symbol is not None:
