@@ -350,7 +350,7 @@ def test_tiny_indices_are_read_without_visible_ink(reader):
         paste(canvas, name, 20 + 60 * i, 30, height=60, seed=i)
         for i, name in enumerate(["red-2", "blue-skip"])
     ]
-    small = cv2.GaussianBlur(canvas, (3, 3), 0)
+    small = cv2.GaussianBlur(canvas, (5, 5), 0)
     assert max(d.size for card in cards for d in card.indices) < 10
     seen = reader.cards_from_detections(small, [d for card in cards for d in card.indices])
     assert sorted(card.name for card in seen) == ["blue-skip", "red-2"]
