@@ -190,3 +190,23 @@ def test_generator_sidecars_load(tmp_path):
 def test_not_a_dataset_is_one_line(tmp_path):
     with pytest.raises(UserError, match="neither a rendered dataset"):
         labelled_images(tmp_path)
+
+
+def test_true_boxes_score_the_reader_alone(tmp_path, capsys, roboflow_folder):
+    """With --true-boxes a network that sees nothing still yields perfect boxes (they are the labels)."""
+    blind = write_scripted_model(tmp_path / "blind.onnx", tensor_for_boxes([(0, 0, 1, 1)], ["0"], scores=0.0))
+    arguments = [
+        "eval",
+        str(roboflow_folder),
+        "--roboflow",
+        "--model",
+        str(blind),
+        "--report",
+        str(tmp_path / "r"),
+    ]
+    assert main(arguments) == 0
+    assert json.loads((tmp_path / "r/report.json").read_text())["boxes"]["overall"]["recall"] == 0.0
+    assert main([*arguments, "--true-boxes"]) == 0
+    report = json.loads((tmp_path / "r/report.json").read_text())
+    assert report["true_boxes"] and report["boxes"]["overall"]["f1"] == 1.0
+    assert "labelled boxes (reader alone)" in capsys.readouterr().out

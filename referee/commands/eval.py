@@ -29,6 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--limit", type=int, help="only the first N pictures")
     parser.add_argument(
+        "--true-boxes",
+        action="store_true",
+        help="read cards from the labelled boxes, not the detector's: scores the card reader alone",
+    )
+    parser.add_argument(
         "--report", type=Path, default=Path("runs/eval"), help="folder for report.json and confusion.png"
     )
     add_detector_arguments(parser, threads=2)
@@ -52,13 +57,14 @@ def run(args: argparse.Namespace) -> int:
         if done % 50 == 0:
             print(f"  {done}/{len(images)} pictures", flush=True)
 
-    evaluation = evaluate(reader, images, tiles_from_args(args), progress)
+    evaluation = evaluate(reader, images, tiles_from_args(args), progress, true_boxes=args.true_boxes)
     report = {
         "folder": str(args.folder),
         "model": str(reader.detector.info.path),
         "backend": reader.detector.backend,
         "imgsz": reader.detector.imgsz,
         "conf": args.conf,
+        "true_boxes": args.true_boxes,
         **evaluation.to_json(),
     }
     try:
@@ -76,7 +82,9 @@ def summary(report: dict) -> str:
     """The report's headline numbers, a few lines for the terminal."""
     boxes = report["boxes"]["overall"]
     lines = [
-        f"{report['images']} pictures, model {report['model']} ({report['backend']}, {report['imgsz']} px)",
+        f"{report['images']} pictures, "
+        + ("labelled boxes (reader alone)" if report["true_boxes"] else f"model {report['model']}")
+        + f" ({report['backend']}, {report['imgsz']} px)",
         f"boxes: precision {boxes['precision']:.3f} recall {boxes['recall']:.3f} "
         f"({boxes['tp']} of {boxes['truth']} labelled, {boxes['predicted']} detected)",
     ]
