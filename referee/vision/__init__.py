@@ -1,1 +1,19 @@
-"""Card recognition: detector backends, the card reader, evaluation and benchmarks."""
+"""Card recognition: detector backends, the card reader, evaluation and benchmarks.
+
+The pieces, camera-side first (nothing here imports torch):
+
+* :mod:`~referee.vision.backends` — ``load_detector(path, backend)`` → a
+  :class:`~referee.vision.backends.Detector` whose ``detect(image_bgr)`` returns
+  :class:`~referee.vision.detection.Detection` boxes in image pixels (onnxruntime, opencv-dnn,
+  ultralytics where installed); :mod:`~referee.vision.detection` holds the shared letterbox,
+  YOLO11 decoding and class-aware NMS.
+* :mod:`~referee.vision.colour` — :class:`~referee.vision.colour.ColourModel`, the Lab colour model
+  that calibration re-centres with ``ColourModel.from_samples`` and stores as JSON.
+* :mod:`~referee.vision.reader` — :class:`~referee.vision.reader.CardReader`: detections → physical
+  :class:`~referee.vision.reader.Card` objects (``red-7``, ``wild-draw4`` …), tiling large pictures
+  through :mod:`~referee.vision.tiling`.
+* :mod:`~referee.vision.evaluate`, :mod:`~referee.vision.bench`, :mod:`~referee.vision.quantize` —
+  ``uno-referee eval``, ``uno-referee bench vision`` and the int8 export.
+* :mod:`~referee.vision.scripted` — tiny ONNX models with a chosen output, for exact tests of
+  everything downstream of the network.
+"""
