@@ -61,7 +61,7 @@ from referee.rules import (
 )
 from referee.table.journal import Journal
 from referee.table.phrases import PhraseBook
-from referee.table.pile import CardLanded, CardUnreadable, PileCleared, PileEvent
+from referee.table.pile import CardLanded, CardUnreadable, PileEvent
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +112,8 @@ class RefereeApp:
             return self.submit(observation)
         if isinstance(event, CardUnreadable):
             self.say(self.phrases.message("straighten_card"))
-        elif not isinstance(event, PileCleared):
-            log.debug("ignored pile event %r", event)
+        else:  # a refused card taken back, or the pile gathered up: the rules already know
+            log.debug("pile event needs no verdict: %r", event)
         return None
 
     def on_camera(self, event: CameraLost | CameraBack) -> None:

@@ -127,8 +127,7 @@ def run_demo(
     players = DEMO_PLAYERS[language]
     rules = Rules.preset(preset)
     steps = simulate_round(players, rules, seed)
-    observations = [step.observation for step in steps]
-    video = TableVideo(observations, players, seed=seed, settings=settings)
+    video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings)
     table = Table.deal(players, rules, dealer=players[-1])
     game_id = journal.start_game(table.setup, language=language) if journal is not None else None
     app = RefereeApp(table, speaker, PhraseBook(language), journal=journal, game_id=game_id)

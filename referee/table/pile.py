@@ -240,6 +240,8 @@ class PileWatcher:
         self.settings = settings or WatcherSettings()
         self.gate = MotionGate(self.settings.gate)
         self.reads = 0  # reader calls so far (the expensive part)
+        self._resume_top: str | None = None
+        self._resumed_older: frozenset[str] = frozenset()
         self._previous: np.ndarray | None = None
         self._reference: np.ndarray | None = None  # the last settled picture that was accounted for
         self._empty: np.ndarray | None = None  # the empty zone, learnt on the first settled frame
@@ -252,6 +254,17 @@ class PileWatcher:
         self._next_read = -math.inf
         self._reads_this_change = 0
         self._streak: tuple[tuple[str | None, _Seen | None], int] = ((None, None), 0)
+
+    def resume_on(self, top: str, older: Iterable[str] = ()) -> None:
+        """A resumed game: the cards on the pile at the first settled read are already judged.
+
+        Without this a watcher started over a pile reports its top card as a new landing; with
+        it, the first read that shows ``top`` is taken in silently as the pile the journal left.
+        ``older`` names the cards played earlier in the round: one of them that comes to light
+        later showing a single corner lies *under* something — an old card, not a new play.
+        """
+        self._resume_top = top
+        self._resumed_older = frozenset(older)
 
     @property
     def top_card(self) -> str | None:
@@ -290,6 +303,12 @@ class PileWatcher:
         settings = self.settings
         readings = [_as_seen(card, settings.pose_tolerance) for card in self.reader.read(crop_bgr)]
         self.reads += 1
+        if self._resume_top is not None:
+            top = next((seen for seen in readings if seen.name == self._resume_top), None)
+            if top is not None:
+                self._top, self._resume_top = top, None
+                self._accept(readings, small)
+                return []
         self._reads_this_change += 1
         fast = self._reads_this_change < settings.fast_reads
         self._next_read = timestamp if fast else timestamp + settings.slow_read_s
@@ -340,6 +359,7 @@ class PileWatcher:
             for seen in readings
             if not self._was_visible(seen)
             and any(_inside(point, changed, crop_shape) for point in seen.points)
+            and not (len(seen.points) < 2 and seen.name in self._resumed_older)
         ]
         if new:
             # Several at once (a misread old card, a pile the watcher never saw): the card on top is

@@ -165,7 +165,11 @@ def open_live_game(
     app = RefereeApp(table, speaker, phrases, journal=journal, game_id=game_id)
     if resume is not None and table.turn is not None:
         app.say(phrases.message("game_resumed", player=table.turn))
-    pipeline = Pipeline(profile.table_view(), PileWatcher(reader), app)
+    watcher = PileWatcher(reader)
+    if resume is not None and table.top is not None:
+        played = [step.get("play") or step.get("flip") for step in journal.load(game_id).observations]
+        watcher.resume_on(table.top.name, [name for name in played if name])
+    pipeline = Pipeline(profile.table_view(), watcher, app)
     return LiveGame(pipeline, frames, buttons, speaker, journal)
 
 

@@ -1,0 +1,164 @@
+"""Whole games through the product's pipeline: demo, live game over a recording, crash and resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from hardware.buttons import ButtonQueue
+from hardware.camera import Frame
+from hardware.speaker import RecordingSpeaker
+from referee.table.config import parse_config
+from referee.table.demo import run_demo
+from referee.table.journal import Journal
+from referee.table.session import latest_unfinished, open_live_game, resume_table
+from referee.table.video import OracleReader, TableVideo, VideoSettings
+
+SMALL = VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6)
+PLAYERS = ["Anna", "Ben", "Clara"]
+STEPS = [
+    {"flip": "red-4"},
+    {"play": "red-9", "by": "Anna"},
+    {"play": "green-9", "by": "Ben"},
+    {"play": "green-2", "by": "Clara"},
+    {"play": "green-2", "by": "Anna"},  # the identical card, replayed on itself
+    {"play": "blue-2", "by": "Ben"},
+    {"play": "blue-skip", "by": "Clara"},
+    {"play": "blue-7", "by": "Ben"},
+]
+#: What the camera reports: the card, not who played it (the referee knows whose turn it is).
+SEEN = [{key: value for key, value in step.items() if key != "by"} for step in STEPS]
+
+
+class VideoCamera:
+    """A frame source over a simulated video that keeps its oracle on the frame being shown."""
+
+    description = "simulated camera"
+
+    def __init__(
+        self, video: TableVideo, oracle: OracleReader, start: int = 0, stop: int | None = None
+    ) -> None:
+        self.frames = video.frames(start, stop)
+        self.oracle = oracle
+        self.exhausted = False
+
+    def open(self) -> None:
+        pass
+
+    def read(self) -> Frame | None:
+        frame = next(self.frames, None)
+        if frame is None:
+            self.exhausted = True
+            return None
+        self.oracle.show(frame.index)
+        return frame
+
+    def close(self) -> None:
+        pass
+
+
+def test_demo_referees_a_simulated_round_like_the_truth():
+    speaker = RecordingSpeaker()
+    report = run_demo(None, speaker, seed=3, settings=SMALL)
+    assert report.plays_true > 5
+    assert report.plays_recognised == report.plays_true and not report.false_plays
+    assert report.final_counts_match and report.scores_match
+    assert any("turn" in text for text, _ in speaker.said)
+
+
+@pytest.fixture
+def table_setup(tmp_path):
+    video = TableVideo(STEPS, PLAYERS, seed=5, settings=SMALL)
+    profile = video.calibration.save(tmp_path / "calibration.json")
+    config_text = textwrap.dedent(f"""
+        players = ["Anna", "Ben", "Clara"]
+        language = "de"
+        [calibration]
+        profile = "{profile}"
+        [journal]
+        path = "{tmp_path / "journal.sqlite3"}"
+        [speech]
+        enabled = false
+    """)
+    return video, parse_config(config_text)
+
+
+def test_live_game_over_a_recording_then_resumed_after_a_crash(table_setup):
+    video, config = table_setup
+    oracle = OracleReader(video)
+    half = video.truth.pile_events[4].hand_left_frame + 12  # the replayed green-2 has been seen
+    game = open_live_game(
+        config, source=VideoCamera(video, oracle, 0, half), buttons=ButtonQueue(0), reader=oracle
+    )
+    game.play()  # the frames stop here, as if the power went
+    with Journal.open(config.journal.path) as journal:
+        game_id = latest_unfinished(journal)
+        first_part = [record["observation"] for record in journal.records(game_id)]
+    assert first_part == SEEN[:5]
+
+    resumed = open_live_game(
+        config, source=VideoCamera(video, oracle, half), buttons=ButtonQueue(0), reader=oracle, resume=game_id
+    )
+    assert resumed.pipeline.app.table.top.name == "green-2"
+    resumed.play()
+    with Journal.open(config.journal.path) as journal:
+        saved = journal.load(game_id)
+    assert saved.observations == SEEN
+    table = resume_table(saved)
+    assert table.top.name == "blue-7" and table.turn == "Clara"
+
+
+CHILD = """
+import sys
+from hardware.speaker import RecordingSpeaker
+from referee.table.demo import run_demo
+from referee.table.journal import Journal
+from referee.table.video import VideoSettings
+journal = Journal.open(sys.argv[1])
+run_demo(None, RecordingSpeaker(), seed=4, journal=journal, speed=3.0,
+         settings=VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6))
+"""
+
+
+def _recorded(path: Path) -> int:
+    try:
+        with sqlite3.connect(path) as db:
+            return db.execute("SELECT count(*) FROM observations").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_sigkill_mid_game_loses_no_observation(tmp_path):
+    killed = tmp_path / "killed.sqlite3"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(killed)], env=env)
+    deadline = time.monotonic() + 240
+    while _recorded(killed) < 12 and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.2)
+    assert child.poll() is None, "the game ended before it could be killed"
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+
+    whole = tmp_path / "whole.sqlite3"
+    with Journal.open(whole) as journal:
+        run_demo(None, RecordingSpeaker(), seed=4, journal=journal, settings=SMALL)
+        complete = journal.records(latest_unfinished_or_last(journal))
+    with Journal.open(killed) as journal:
+        game_id = latest_unfinished(journal)
+        survived = journal.records(game_id)
+        table = resume_table(journal.load(game_id))
+    assert len(survived) >= 12
+    assert [r["observation"] for r in survived] == [r["observation"] for r in complete[: len(survived)]]
+    assert table.can_undo and sum(table.counts.values()) > 0
+
+
+def latest_unfinished_or_last(journal: Journal) -> int:
+    return journal.history()[0].game_id
