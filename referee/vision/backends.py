@@ -250,7 +250,10 @@ class UltralyticsDetector(Detector):
     backend = "ultralytics"
 
     def _load(self, imgsz: int | None) -> ModelInfo:
+        import torch
         from ultralytics import YOLO
+
+        torch.set_num_threads(self.threads)
 
         try:
             self.model = YOLO(str(self.model_path), task="detect")
