@@ -190,7 +190,7 @@ def export(
     weights: Path,
     output: Path,
     *,
-    imgsz: int = 320,
+    imgsz: int = 256,
     trained_on: str = "",
     metrics: dict[str, float] | None = None,
 ) -> Path:
@@ -209,7 +209,9 @@ def export(
         simplify = True
     except ImportError:
         simplify = False
-    exported = Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=simplify, dynamic=False))
+    # Dynamic input: the pile watcher runs small discard-zone crops at 224-256 px (latency), while
+    # `detect` may feed 320 px tiles; the same file serves both at no cost in speed.
+    exported = Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=simplify, dynamic=True))
     output.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exported, output)
     card = {
@@ -242,7 +244,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the run from its last.pt")
     parser.add_argument("--export", type=Path, metavar="ONNX", help="after training, export best.pt here")
     parser.add_argument("--export-only", type=Path, metavar="PT", help="skip training; export this .pt")
-    parser.add_argument("--export-imgsz", type=int, default=320)
+    parser.add_argument("--export-imgsz", type=int, default=256, help="the model's default input size")
     parser.add_argument("--trained-on", default="", help="one line on the data mix, for the model card")
 
 
