@@ -20,6 +20,7 @@ import multiprocessing
 import multiprocessing.pool
 import pstats
 import random
+import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -341,12 +342,14 @@ def _soak(args: argparse.Namespace) -> int:
     with tqdm(total=args.games, unit="game", desc="soak", smoothing=0.05) as progress:
         for result in results:
             steps += result.steps
-            if result.error:
-                errors += 1
-                failures.append(result.error)
-            if result.violation:
-                violations += 1
-                failures.append(result.violation)
+            for failure in (result.error, result.violation):
+                if failure:
+                    failures.append(failure)
+                    progress.write(
+                        failure, file=sys.stderr
+                    )  # seen at once; the sorted list follows at the end
+            errors += result.error is not None
+            violations += result.violation is not None
             progress.update()
             progress.set_postfix(errors=errors, violations=violations, refresh=False)
     for line in sorted(failures, key=_game_index):
