@@ -25,29 +25,12 @@ from referee.errors import UserError
 from referee.rules.cards import parse_card, parse_colour
 from referee.rules.observations import observation_from_dict
 from referee.rules.setup import DIRECTIONS, SETUP_KEYS, Setup
-from referee.rules.table import WAITING_FOR, Table, TableState
+from referee.rules.table import STATE_KEYS, WAITING_FOR, Table, TableState
 from referee.rules.verdict import PENALTY_REASONS, REJECTION_CODES, Verdict
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 HEADER_KEYS: tuple[str, ...] = ("name", "steps", *SETUP_KEYS)
-EXPECT_KEYS: tuple[str, ...] = (
-    "verdict",
-    "reason",
-    "turn",
-    "colour",
-    "direction",
-    "top",
-    "counts",
-    "draw_pile",
-    "pending_draw",
-    "penalties",
-    "waiting_for",
-    "round_winner",
-    "points",
-    "scores",
-    "match_winner",
-    "eliminated",
-)
+EXPECT_KEYS: tuple[str, ...] = ("verdict", "reason", "penalties", *STATE_KEYS)
 
 
 class ScenarioError(UserError):

@@ -46,7 +46,7 @@ from referee.rules.observations import (
 )
 from referee.rules.options import CHOICES, OPTION_NAMES, PRESETS, OptionError, Rules
 from referee.rules.setup import Setup, SetupError
-from referee.rules.table import WAITING_FOR, Table, TableState
+from referee.rules.table import STATE_KEYS, WAITING_FOR, Table, TableState
 from referee.rules.verdict import PENALTY_REASONS, REJECTION_CODES, Penalty, Verdict
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "PENALTY_REASONS",
     "PRESETS",
     "REJECTION_CODES",
+    "STATE_KEYS",
     "WAITING_FOR",
     "Accept",
     "Card",

@@ -167,6 +167,24 @@ CHECKPOINT_EVERY = 64
 UNDO_CHECKPOINTS = 16
 
 
+#: The state keys of the scenario format (SCENARIOS.md "Expectations"), each a :class:`TableState` field.
+STATE_KEYS: tuple[str, ...] = (
+    "turn",
+    "colour",
+    "direction",
+    "top",
+    "counts",
+    "draw_pile",
+    "pending_draw",
+    "waiting_for",
+    "round_winner",
+    "points",
+    "scores",
+    "match_winner",
+    "eliminated",
+)
+
+
 @dataclass(frozen=True)
 class TableState:
     """A snapshot with the scenario's expectation keys, plus what a table app shows.
