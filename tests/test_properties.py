@@ -61,12 +61,20 @@ def check(config: GameConfig) -> None:
     assert steps > 0
 
 
-# Soak configurations that found referee bugs when first run (since fixed; the simulator has changed
-# since, so each now plays a different game of the same kind), kept so that those kinds stay checked:
-# 9, a challenged hand shown without the UNO penalty cards drawn after the Wild Draw Four; 11, a
-# catcher's UNO shout under uno_call_moment=with_second_to_last.
+# Soak configurations (`uno-referee bench rules --soak --games 1 --first-game N`) that found a referee
+# bug, kept so that each kind stays checked. Fixed since: 9, a challenged hand shown without the UNO
+# penalty cards drawn after the Wild Draw Four; 11, a catcher's UNO shout under with_second_to_last.
+# Open when written: 1325, a player's own first UNO call taken as a shout at another who calls at
+# once; 4224, a pass when nothing is left to draw; 7030 and 1974, a re-flip owed (whole discard pile
+# reshuffled) while a reveal or colour is owed is dropped, or crashes the colour declaration; 2716,
+# a re-flip owed when no card is left to turn up blocks the game.
 @example(soak_config(9))
 @example(soak_config(11))
+@example(soak_config(1325))
+@example(soak_config(4224))
+@example(soak_config(7030))
+@example(soak_config(1974))
+@example(soak_config(2716))
 @given(game_configs())
 @PROFILE
 def test_referee_agrees_with_the_simulated_table(config):

@@ -535,7 +535,7 @@ class Simulator:
         names = self.names
         top = self.top
         waiting = self._waiting
-        if self._reflip_owed and waiting in _REFLIP_FROM:
+        if self._reflip_owed and waiting in _REFLIP_FROM and self._draw:
             waiting = "flip"
         colour = self._colour
         # Positional, in field order: the fastest way to build the per-step record.
@@ -766,6 +766,9 @@ class Simulator:
         if not self._reflip_owed or self._waiting not in _REFLIP_FROM:
             return
         self._reflip_owed = False
+        if not self._draw:
+            # Every card is in the players' hands: nothing to turn up, the next card played starts the pile.
+            return
         resume = self._waiting
         card = self._draw.pop()
         self._discard.append(card)
