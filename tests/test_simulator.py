@@ -18,7 +18,6 @@ from referee.rules.observations import observation_from_dict
 from referee.rules.options import PRESETS, Rules
 from referee.rules.simulator import (
     ACCEPT,
-    TRUTH_KEYS,
     Habits,
     RandomPlayer,
     ScriptedPlayer,
@@ -26,6 +25,7 @@ from referee.rules.simulator import (
     SimulationError,
     Simulator,
 )
+from referee.rules.table import STATE_KEYS
 
 NAMES4 = ("Anna", "Ben", "Clara", "Dan")
 
@@ -68,7 +68,7 @@ def test_cards_are_conserved_and_observations_parse(preset):
         for step in steps:
             assert step.truth.cards_total == rules.deck_size
             observation_from_dict(step.observation)  # exactly the scenario step format
-            assert set(step.truth.expectations()) == set(TRUTH_KEYS)
+            assert set(step.truth.expectations()) == set(STATE_KEYS)
 
 
 def test_same_seed_same_match_and_seeds_differ():

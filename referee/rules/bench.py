@@ -29,7 +29,7 @@ from referee.errors import UserError
 from referee.rules.observations import Observation, observation_from_dict
 from referee.rules.options import CHOICES, PRESETS, Rules
 from referee.rules.simulator import HABIT_PROFILES, RandomPlayer, SimStep, Simulator, Truth
-from referee.rules.table import Table
+from referee.rules.table import STATE_KEYS, Table
 
 #: Seat names for simulated tables (up to the 10 players R4 allows).
 SEAT_NAMES: tuple[str, ...] = ("Anna", "Ben", "Clara", "Dan", "Eva", "Finn", "Greta", "Hugo", "Ida", "Jan")
@@ -145,22 +145,11 @@ def check_state(
     if truth.cards_total != deck_size:
         return Disagreement(index, observation, "cards in the simulator", truth.cards_total, deck_size)
     state = table.state()
-    for key, actual, expected in (
-        ("waiting_for", state.waiting_for, truth.waiting_for),
-        ("turn", state.turn, truth.turn),
-        ("colour", state.colour, state.colour if truth.waiting_for == "flip" else truth.colour),
-        ("direction", state.direction, truth.direction),
-        ("top", state.top, truth.top),
-        ("counts", state.counts, truth.counts),
-        ("draw_pile", state.draw_pile, truth.draw_pile),
-        ("pending_draw", state.pending_draw, truth.pending_draw),
-        ("round_winner", state.round_winner, truth.round_winner),
-        ("points", state.points, truth.points),
-        ("scores", state.scores, truth.scores),
-        ("match_winner", state.match_winner, truth.match_winner),
-        ("eliminated", state.eliminated, list(truth.eliminated)),
-    ):
-        if actual != expected:
+    for key in STATE_KEYS:
+        if key == "colour" and truth.waiting_for == "flip":
+            continue
+        actual, expected = getattr(state, key), getattr(truth, key)
+        if actual != (list(expected) if expected.__class__ is tuple else expected):
             return Disagreement(index, observation, key, actual, expected)
     counted = sum(state.counts.values()) + state.draw_pile + state.discard_pile + len(truth.set_aside)
     if counted != deck_size:

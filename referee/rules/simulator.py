@@ -34,28 +34,13 @@ from typing import NamedTuple, Protocol
 from referee.rules.cards import Card, Colour, Rank, deck, hand_points
 from referee.rules.legality import can_play, can_stack, declarable_colours, wd4_is_legal
 from referee.rules.options import Rules
+from referee.rules.table import STATE_KEYS
 from referee.rules.verdict import Penalty
 
 CLOCKWISE, COUNTERCLOCKWISE = 1, -1
 DIRECTION_NAMES = {CLOCKWISE: "clockwise", COUNTERCLOCKWISE: "counterclockwise"}
 #: What a seat answers to a pending draw besides playing a card on it.
 CHALLENGE, ACCEPT = "challenge", "accept"
-#: The scenario expectation keys a :class:`Truth` answers (SCENARIOS.md).
-TRUTH_KEYS: tuple[str, ...] = (
-    "turn",
-    "colour",
-    "direction",
-    "top",
-    "counts",
-    "draw_pile",
-    "pending_draw",
-    "waiting_for",
-    "round_winner",
-    "points",
-    "scores",
-    "match_winner",
-    "eliminated",
-)
 _ROUND_OVER = frozenset({"scores", "next_round", "match_over"})
 #: Moments at which the dealer turns up a new card after the whole discard pile was reshuffled (R33).
 _REFLIP_FROM = frozenset({"play", "challenge_or_accept"})
@@ -117,22 +102,11 @@ class Truth(NamedTuple):
         return in_hands + len(self.draw_pile_cards) + len(self.discard_pile) + len(self.set_aside)
 
     def expectations(self) -> dict[str, object]:
-        """The scenario expectation keys (:data:`TRUTH_KEYS`) with their true values."""
-        return {
-            "turn": self.turn,
-            "colour": self.colour,
-            "direction": self.direction,
-            "top": self.top,
-            "counts": self.counts,
-            "draw_pile": self.draw_pile,
-            "pending_draw": self.pending_draw,
-            "waiting_for": self.waiting_for,
-            "round_winner": self.round_winner,
-            "points": self.points,
-            "scores": dict(self.scores),
-            "match_winner": self.match_winner,
-            "eliminated": list(self.eliminated),
-        }
+        """The scenario state keys (:data:`~referee.rules.table.STATE_KEYS`) with their true values."""
+        values = {key: getattr(self, key) for key in STATE_KEYS}
+        values["scores"] = dict(self.scores)
+        values["eliminated"] = list(self.eliminated)
+        return values
 
 
 class SimStep(NamedTuple):
