@@ -63,11 +63,11 @@ def check(config: GameConfig) -> None:
 
 # Soak configurations (`uno-referee bench rules --soak --games 1 --first-game N`) that found a referee
 # bug, kept so that each kind stays checked. Fixed since: 9, a challenged hand shown without the UNO
-# penalty cards drawn after the Wild Draw Four; 11, a catcher's UNO shout under with_second_to_last.
-# Open when written: 1325, a player's own first UNO call taken as a shout at another who calls at
-# once; 4224, a pass when nothing is left to draw; 7030 and 1974, a re-flip owed (whole discard pile
-# reshuffled) while a reveal or colour is owed is dropped, or crashes the colour declaration; 2716,
-# a re-flip owed when no card is left to turn up blocks the game.
+# penalty cards drawn after the Wild Draw Four; 11, a catcher's UNO shout under with_second_to_last;
+# 1325, a player's own first UNO call taken as a shout at another who calls at once; 4224, a pass when
+# nothing is left to draw; 7030 and 1974, a re-flip owed (whole discard pile reshuffled) while a reveal
+# or colour is owed was dropped, or crashed the colour declaration; 2716, a re-flip owed when no card
+# is left to turn up blocked the game.
 @example(soak_config(9))
 @example(soak_config(11))
 @example(soak_config(1325))

@@ -75,8 +75,10 @@ def declarable_colours(
     return ALL_COLOURS
 
 
-def can_stack(card: Card, top: Card, rules: Rules) -> bool:
+def can_stack(card: Card, top: Card | None, rules: Rules) -> bool:
     """Whether ``card`` may answer the draw card ``top`` so that the next player draws the sum (R37).
+
+    With no top card (the whole pile went into a reshuffle, R33) there is nothing to stack on.
 
     ``same_type`` (S1): +2 on +2, +4 on +4. ``s2_combos`` (S2 §7): +2 on +2, +4 on +2, +4 on +4, not +2 on +4.
 
@@ -89,7 +91,7 @@ def can_stack(card: Card, top: Card, rules: Rules) -> bool:
     False
     """
     stacking = rules.stacking
-    if stacking == "off" or not card.draw_amount or not top.draw_amount:
+    if stacking == "off" or not card.draw_amount or top is None or not top.draw_amount:
         return False
     if stacking == "same_type":
         return card.rank is top.rank

@@ -653,12 +653,12 @@ class Simulator:
             if not self._players[catcher].catches(self, by, name):
                 continue
             if must_call_first:
-                # S3: the catcher calls UNO first (also its own call if it holds one card).
+                # S3: the catcher calls UNO first. A catcher that still owes its own call makes that call
+                # first: a player's own first "UNO" is about its own card, only the next one is a shout.
                 if catcher in self._fresh or (
                     catcher in self._stale and rules.uno_call_moment == "holding_one"
                 ):
-                    self._forget_uno(catcher)
-                    self._called.add(catcher)
+                    yield self._call_uno(catcher)
                 yield self._step({"uno": True, "by": by})
                 if self._players[culprit].calls_back(self, name):
                     # Too late: the catcher called first, so the catch still counts. Under S1 a call

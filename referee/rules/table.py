@@ -139,6 +139,8 @@ _STATE_FIELDS: tuple[str, ...] = (
     "_challenge",
     "_owed_by",
     "_owed_context",
+    "_owed_card",
+    "_reflip",
     "_resume_phase",
     "_uno",
     "_fresh",
@@ -286,7 +288,6 @@ class Table:
         "_jump_in",
         "_log",
         "_penalties",
-        "_reflip",
         "_rules",
         "_seat",
         "_setup",
@@ -311,7 +312,6 @@ class Table:
         self._two_player = rules.two_player_rules
         self._seven_o = rules.seven_o
         self._jump_in = rules.jump_in
-        self._reflip = False
         announcements = _announcements_for(names)
         self._interned = announcements.interned
         self._ev_turn = announcements.turn
@@ -419,7 +419,9 @@ class Table:
         self._challenge = None
         self._owed_by = -1
         self._owed_context = _AFTER_PLAY
+        self._owed_card = None
         self._resume_phase = PLAY
+        self._reflip = False
         self._uno = [UNO_NONE] * n
         self._fresh = []
         self._shouts = [0] * n
@@ -635,7 +637,6 @@ class Table:
         while checkpoints[-1][0] > length:
             checkpoints.pop()
         index, snapshot = checkpoints[-1]
-        self._reflip = False
         if snapshot is None:
             self._set_initial_state()
         else:
@@ -749,6 +750,8 @@ class Table:
                 break
             taken += reshuffled
         self._draw_pile = pile
+        if not pile and self._phase == REFLIP:
+            self._reflip = True  # a penalty took the last card that was to be turned up
         return taken
 
     def _give(self, seat: int, cards: int, reason: str) -> None:
@@ -768,12 +771,23 @@ class Table:
             self._events.append(NoCardsLeft(name, cards - taken))
 
     def _owe_reflip(self) -> None:
-        """After R33 without ``reshuffle_keep_top`` the discard pile is empty: a card must be turned up."""
-        self._reflip = False
-        if self._phase in (PLAY, DRAWN, PENDING):
-            self._resume_phase = self._phase
-            self._phase = REFLIP
-            self._events.append(FlipNeeded("discard_reshuffled"))
+        """After R33 without ``reshuffle_keep_top`` the discard pile is empty: a card must be turned up.
+
+        While a colour, target or challenged hand is still owed the flip waits (the owed step belongs to
+        the card just played); it is asked for when play resumes. With every card in the hands there is
+        nothing to turn up: play resumes without a top card and the next card played starts the pile.
+        """
+        phase = self._phase
+        if phase == REFLIP:
+            phase = self._phase = self._resume_phase
+        if phase in (PLAY, DRAWN, PENDING):
+            self._reflip = False
+            if self._draw_pile:
+                self._resume_phase = phase
+                self._phase = REFLIP
+                self._events.append(FlipNeeded("discard_reshuffled"))
+        elif phase in _ROUND_OVER:
+            self._reflip = False
 
     # ----------------------------------------------------------------------------------- UNO windows
 
@@ -906,7 +920,7 @@ class Table:
         events = self._events
         if card.is_wild:
             self._colour = None
-            self._owe(COLOUR, seat, _AFTER_PLAY)
+            self._owe(COLOUR, seat, _AFTER_PLAY, card)
             return
         self._colour = card.colour
         rank = card.rank
@@ -935,7 +949,7 @@ class Table:
             events.append(self._ev_skipped[victim])
             following = self._next(victim)
         elif self._seven_o and rank is _SEVEN and self._counts[seat]:
-            self._owe(TARGET, seat, _AFTER_PLAY)
+            self._owe(TARGET, seat, _AFTER_PLAY, card)
             return
         else:
             if self._seven_o and rank is _ZERO:
@@ -945,10 +959,12 @@ class Table:
         self._phase = PLAY
         events.append(self._ev_turn[following])
 
-    def _owe(self, phase: int, seat: int, context: int) -> None:
+    def _owe(self, phase: int, seat: int, context: int, card: Card) -> None:
+        """``seat`` owes a colour or target for ``card`` (kept: a reshuffle may take it off the pile)."""
         self._phase = phase
         self._owed_by = seat
         self._owed_context = context
+        self._owed_card = card
         self._turn = seat
         name = self._names[seat]
         self._note(ColourOwed if phase == COLOUR else TargetOwed, name)
@@ -964,7 +980,7 @@ class Table:
         if seat != self._owed_by:
             return self._reject("not_your_turn", seat)
         colour = obs.colour
-        card = self._top
+        card = self._owed_card
         under = self._under if self._owed_context == _AFTER_PLAY else None
         if under is not None and colour not in declarable_colours(card, under[0], under[1], self._rules):
             return self._reject("no_match", seat)
@@ -978,7 +994,7 @@ class Table:
             return self._verdict()
         rank = card.rank
         if rank is _WILD_SWAP and self._counts[seat]:
-            self._owe(TARGET, seat, context)
+            self._owe(TARGET, seat, context, card)
             return self._verdict()
         if context == _AFTER_FIRST_CARD:
             self._phase = PLAY
@@ -1101,7 +1117,7 @@ class Table:
         if not self._rules.voluntary_draw and self._known[seat] and self._known_fits(seat):
             # R16 (S2): drawing only when nothing fits; the hand shown earlier still holds a card that fits.
             return self._reject("not_allowed", seat)
-        if not self._draw_pile and self._discard - (1 if self._keep_top else 0) < 1:
+        if not self._can_draw():
             return self._reject("not_allowed", seat)  # no card left in either pile
         if self._fresh:
             self._close_windows(seat)
@@ -1124,7 +1140,9 @@ class Table:
         if seat != self._turn:
             return self._reject("not_your_turn", seat)
         if phase != DRAWN:
-            return self._reject("not_allowed", seat)
+            if phase == PENDING or not self._may_pass_undrawn(seat):
+                return self._reject("not_allowed", seat)
+            self._armed = -1
         if self._fresh:
             self._close_windows(seat)
         following = self._next(seat)
@@ -1132,6 +1150,20 @@ class Table:
         self._phase = PLAY
         self._events.append(self._ev_turn[following])
         return self._verdict()
+
+    def _can_draw(self) -> bool:
+        """Whether a card can be drawn: the draw pile, or a discard pile to reshuffle into one (R33)."""
+        return self._draw_pile > 0 or self._discard - (1 if self._keep_top else 0) > 0
+
+    def _may_pass_undrawn(self, seat: int) -> bool:
+        """A pass without a draw: only when neither pile holds a card to draw and nothing fits (R16, R17).
+
+        The hand is hidden, so the referee takes the player's word unless it knows better: with no top card
+        every card fits, and a hand shown earlier may still hold a card that fits.
+        """
+        if self._can_draw() or self._top is None:
+            return False
+        return not (self._known[seat] and self._known_fits(seat))
 
     # ----------------------------------------------------------------------------------- pending draws
 
@@ -1361,7 +1393,7 @@ class Table:
         if phase == REFLIP:
             if card.is_wild:
                 self._colour = None
-                self._owe(COLOUR, self._turn, _AFTER_REFLIP)
+                self._owe(COLOUR, self._turn, _AFTER_REFLIP, card)
             else:
                 self._colour = card.colour
                 self._phase = self._resume_phase
@@ -1396,7 +1428,7 @@ class Table:
                 return
             self._colour = None
             self._under = None
-            self._owe(COLOUR, first, _AFTER_FIRST_CARD)
+            self._owe(COLOUR, first, _AFTER_FIRST_CARD, card)
             return
         self._colour = card.colour
         if card.is_action and rules.first_card_action == "ignore":
@@ -1431,8 +1463,6 @@ class Table:
         state = self._uno[seat]
         rules = self._rules
         holding_one = rules.uno_call_moment == "holding_one"
-        # One "UNO!" can be the caller's own call and, at the same time, a call at every other player who
-        # is left with one card and has not called (what S3's catch requires): both are recorded.
         own = state in (UNO_FRESH, UNO_CALLED) or (holding_one and state in (UNO_STALE, UNO_CLOSED))
         early = (
             not own
@@ -1441,16 +1471,21 @@ class Table:
             and phase in (PLAY, DRAWN, PENDING)
             and self._counts[seat] == 2
         )  # called together with the second-to-last card, a moment before it lands (S1)
-        holders = [s for s, st in enumerate(self._uno) if st in (UNO_FRESH, UNO_STALE) and s != seat]
-        if not (own or early or holders):
-            return self._reject("too_late" if state in (UNO_STALE, UNO_CLOSED) else "not_allowed", seat)
-        if own:
-            self._set_uno(seat, UNO_CALLED)
-        if early:
-            self._armed = seat
-        shouts = self._shouts
-        for holder in holders:
-            shouts[holder] |= 1 << seat
+        if early or (own and state != UNO_CALLED):
+            # The caller's own first call is about the caller's own card (R27), never a shout at another
+            # player left with one card at the same moment, who may still call at once (R28).
+            if early:
+                self._armed = seat
+            else:
+                self._set_uno(seat, UNO_CALLED)
+        else:
+            # Any other "UNO!" is a call at every player left with one card who has not called (S3's catch).
+            holders = [s for s, st in enumerate(self._uno) if st in (UNO_FRESH, UNO_STALE) and s != seat]
+            if not (own or holders):
+                return self._reject("too_late" if state in (UNO_STALE, UNO_CLOSED) else "not_allowed", seat)
+            shouts = self._shouts
+            for holder in holders:
+                shouts[holder] |= 1 << seat
         self._note(UnoCalled, self._names[seat])
         return self._verdict()
 
