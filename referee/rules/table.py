@@ -1471,13 +1471,13 @@ class Table:
             and phase in (PLAY, DRAWN, PENDING)
             and self._counts[seat] == 2
         )  # called together with the second-to-last card, a moment before it lands (S1)
-        if early or (own and state != UNO_CALLED):
-            # The caller's own first call is about the caller's own card (R27), never a shout at another
-            # player left with one card at the same moment, who may still call at once (R28).
+        if own and state != UNO_CALLED:
+            self._set_uno(seat, UNO_CALLED)
+        if early or state == UNO_FRESH or (holding_one and state == UNO_STALE):
+            # A first call that still protects the caller is about the caller's own card (R27), never a
+            # shout at another player left with one card at the same moment, who may still call at once.
             if early:
                 self._armed = seat
-            else:
-                self._set_uno(seat, UNO_CALLED)
         else:
             # Any other "UNO!" is a call at every player left with one card who has not called (S3's catch).
             holders = [s for s, st in enumerate(self._uno) if st in (UNO_FRESH, UNO_STALE) and s != seat]
