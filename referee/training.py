@@ -136,6 +136,7 @@ def train(
     device: str = "cpu",
     workers: int = 2,
     model_yaml: str = "yolo11n.yaml",
+    weights: Path | None = None,
     resume: bool = False,
     cache: str | bool = False,
     seed: int = 0,
@@ -154,7 +155,10 @@ def train(
         model.add_callback("on_pretrain_routine_end", _cpu_threads(threads))
         model.train(resume=True, workers=workers, device=device)
     else:
-        model = ultralytics.YOLO(model_yaml)
+        if weights is not None and not weights.is_file():
+            raise UserError(f"checkpoint {weights} not found: pass one of our own .pt files, or train from scratch")
+        # From scratch (a model definition), or on from one of *our* checkpoints with a new schedule.
+        model = ultralytics.YOLO(str(weights) if weights is not None else model_yaml)
         model.add_callback("on_pretrain_routine_end", _cpu_threads(threads))
         arguments: dict[str, Any] = {
             "data": str(data.resolve()),
@@ -166,7 +170,7 @@ def train(
             "project": str(runs.resolve()),
             "name": name,
             "exist_ok": True,
-            "pretrained": False,
+            "pretrained": weights is not None,
             "optimizer": "AdamW",
             "lr0": 0.002,
             "cos_lr": True,
@@ -177,6 +181,8 @@ def train(
             "deterministic": False,
             "cache": cache,
             "close_mosaic": max(1, min(10, epochs // 4)),  # the last quarter sees whole, unmixed scenes
+            # ultralytics warms up for 3 epochs: half of a short CPU schedule at a near-zero rate.
+            "warmup_epochs": min(3.0, max(0.3, epochs / 10)),
             **AUGMENTATION,
         }
         if hours:
@@ -242,6 +248,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--cache", choices=["ram", "disk"], help="cache decoded images (fast GPU runs)")
     parser.add_argument("--resume", action="store_true", help="continue the run from its last.pt")
+    parser.add_argument("--weights", type=Path, help="start from this checkpoint of ours with a new schedule")
     parser.add_argument("--export", type=Path, metavar="ONNX", help="after training, export best.pt here")
     parser.add_argument("--export-only", type=Path, metavar="PT", help="skip training; export this .pt")
     parser.add_argument("--export-imgsz", type=int, default=256, help="the model's default input size")
@@ -270,6 +277,7 @@ def run(args: argparse.Namespace) -> int:
             imgsz=args.imgsz,
             batch=args.batch,
             cache=args.cache or False,
+            weights=args.weights,
             **common,
         )
     if not args.export_only:
