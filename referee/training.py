@@ -156,7 +156,7 @@ def train(
         model.train(resume=True, workers=workers, device=device)
     else:
         if weights is not None and not weights.is_file():
-            raise UserError(f"checkpoint {weights} not found: pass one of our .pt files or train from scratch")
+            raise UserError(f"checkpoint {weights} not found: pass one of our .pt files, or drop --weights")
         # From scratch (a model definition), or on from one of *our* checkpoints with a new schedule.
         model = ultralytics.YOLO(str(weights) if weights is not None else model_yaml)
         model.add_callback("on_pretrain_routine_end", _cpu_threads(threads))
