@@ -10,7 +10,7 @@ import argparse
 import importlib
 
 TARGETS: dict[str, tuple[str, str]] = {
-    "rules": ("referee.rules.bench", "random full games: simulator and referee steps per second; --soak"),
+    "rules": ("referee.rules_bench", "random full games: simulator and referee steps per second; --soak"),
     "vision": ("referee.vision.bench", "detector latency per backend on a discard-zone crop"),
     "table": ("referee.table.bench", "simulated games through vision and referee: recognition, latency"),
 }
