@@ -18,6 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--speed", type=float, help="video pace: 1 = real time (default with speech), 0 = as fast as possible"
     )
     parser.add_argument("--journal", type=Path, help="also journal the game into this SQLite file")
+    parser.add_argument("--quick", action="store_true", help="a smaller, lower-rate camera (a smoke test)")
     parser.add_argument("--model", help="ONNX detector (default: the shipped model)")
     parser.add_argument("--backend", default="onnxruntime", help="onnxruntime or opencv-dnn")
     parser.set_defaults(handler=handle)
@@ -29,6 +30,7 @@ def handle(args: argparse.Namespace) -> int:
     from referee.table.demo import run_demo
     from referee.table.journal import Journal
     from referee.table.session import card_reader
+    from referee.table.video import VideoSettings
 
     Rules.preset(args.rules)  # a wrong preset name is a one-line error before anything starts
     reader = card_reader(None, args.model or "", args.backend)
@@ -45,6 +47,7 @@ def handle(args: argparse.Namespace) -> int:
             seed=args.seed,
             journal=journal,
             speed=speed or None,
+            settings=VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6) if args.quick else None,
         )
         if speaking:
             speaker.wait_until_quiet(timeout=30)
