@@ -162,3 +162,34 @@ def test_sigkill_mid_game_loses_no_observation(tmp_path):
 
 def latest_unfinished_or_last(journal: Journal) -> int:
     return journal.history()[0].game_id
+
+
+class FlakyVideoCamera(VideoCamera):
+    """Delivers nothing for a stretch of reads in the middle of the game, then recovers."""
+
+    def __init__(self, video: TableVideo, oracle: OracleReader, gap_at: int, gap_reads: int) -> None:
+        super().__init__(video, oracle)
+        self.reads, self.gap_at, self.gap_reads = 0, gap_at, gap_reads
+
+    def read(self) -> Frame | None:
+        self.reads += 1
+        if self.gap_at <= self.reads < self.gap_at + self.gap_reads:
+            return None
+        return super().read()
+
+
+def test_camera_outage_is_announced_and_the_game_goes_on(table_setup):
+    video, config = table_setup
+    oracle = OracleReader(video)
+    gap_at = video.truth.pile_events[2].hand_left_frame + 15  # after Ben's green-9 was seen
+    camera = FlakyVideoCamera(video, oracle, gap_at, gap_reads=7)  # lost after 5, back on the 2nd retry
+    game = open_live_game(config, source=camera, buttons=ButtonQueue(0), reader=oracle)
+    said = []
+    game.pipeline.app.say = said.append
+    game.play()
+    phrases = game.pipeline.app.phrases
+    assert phrases.message("camera_lost") in said and phrases.message("camera_back") in said
+    assert said.index(phrases.message("camera_lost")) < said.index(phrases.message("camera_back"))
+    with Journal.open(config.journal.path) as journal:
+        observations = journal.load(latest_unfinished(journal)).observations
+    assert observations == SEEN  # nothing missed across the outage
