@@ -96,9 +96,9 @@ class DemoReport:
         recognised = f"{self.plays_recognised}/{self.plays_true}"
         return [
             f"cards on the pile recognised: {recognised}"
-            + (f" (missed: {', '.join(self.plays_missed)})" if self.plays_missed else ""),
+            + (f" (missed: {_some(self.plays_missed)})" if self.plays_missed else ""),
             f"cards seen that were never played: {len(self.false_plays)}"
-            + (f" ({', '.join(self.false_plays)})" if self.false_plays else ""),
+            + (f" ({_some(self.false_plays)})" if self.false_plays else ""),
             f"button presses: {self.buttons}; observations the referee refused: {len(self.rejected)}"
             + (f" ({'; '.join(self.rejected[:5])})" if self.rejected else ""),
             f"hand sizes at the end agree with the truth: {'yes' if self.final_counts_match else 'no'}; "
@@ -200,6 +200,12 @@ class _ButtonSchedule:
             self.waiting_since = None
             return True
         return False
+
+
+def _some(names: list[str], shown: int = 8) -> str:
+    """A short list for a summary line: the first few names, then how many more."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _pace(started: float, at_s: float) -> None:
