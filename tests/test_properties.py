@@ -17,9 +17,9 @@ import os
 from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 
-from referee.rules_bench import GameConfig, first_disagreement, soak_config
 from referee.rules.options import CHOICES, PRESETS
 from referee.rules.simulator import HABIT_PROFILES
+from referee.rules_bench import GameConfig, first_disagreement, soak_config
 
 # Own profiles (not hypothesis' global "default"): other test modules keep their settings. A failing
 # match is not shrunk: a seed does not shrink meaningfully, and the failure line already names the
