@@ -126,7 +126,7 @@ class SpeechConfig:
 class DetectorConfig:
     """``model``: an ONNX file; empty means the model shipped in ``models/``."""
 
-    backend: str = field(default="onnxruntime", metadata=_choices("onnxruntime", "opencv"))
+    backend: str = field(default="onnxruntime", metadata=_choices("onnxruntime", "opencv-dnn"))
     model: str = ""
     threads: int = field(default=2, metadata=_check(lambda v: 1 <= v <= 16, "between 1 and 16"))
 

@@ -77,7 +77,7 @@ def card_reader(
     """The vision reader with the room's colour profile (or the default colours without one)."""
     from referee.vision.backends import load_detector
 
-    detector = load_detector(model or None, {"opencv": "opencv-dnn"}.get(backend, backend), threads=threads)
+    detector = load_detector(model or None, backend, threads=threads)
     colour_model = profile.load_colour_model() if profile is not None else None
     return CardReader(detector, colour_model)
 
@@ -152,7 +152,7 @@ def open_live_game(
         reader = card_reader(profile, config.detector.model, config.detector.backend, config.detector.threads)
     journal = Journal.open(config.journal.path)
     try:
-        table, game_id, language = _table_for(config, journal, resume)
+        table, game_id, language, played = _table_for(config, journal, resume)
         frames_source = source or open_source(config.camera.source, config.camera.width, config.camera.height)
         frames = ResilientCamera(frames_source)
         speaker = open_speaker(config.speech.enabled, language, config.speech.rate)
@@ -167,19 +167,26 @@ def open_live_game(
         app.say(phrases.message("game_resumed", player=table.turn))
     watcher = PileWatcher(reader)
     if resume is not None and table.top is not None:
-        played = [step.get("play") or step.get("flip") for step in journal.load(game_id).observations]
-        watcher.resume_on(table.top.name, [name for name in played if name])
+        watcher.resume_on(table.top.name, played)
     pipeline = Pipeline(profile.table_view(), watcher, app)
     return LiveGame(pipeline, frames, buttons, speaker, journal)
 
 
-def _table_for(config: RefereeConfig, journal: Journal, resume: int | None) -> tuple[Table, int, str]:
+def _table_for(
+    config: RefereeConfig, journal: Journal, resume: int | None
+) -> tuple[Table, int, str, list[str]]:
+    """The referee, its game number, the language, and the cards already played (for a resume)."""
     if resume is None:
         table = Table.deal(config.require_players(), config.rules.build())
         game_id = journal.start_game(table.setup, language=config.language, config=config.snapshot())
-        return table, game_id, config.language
+        return table, game_id, config.language, []
     saved = journal.load(resume)
-    return resume_table(saved), resume, saved.language
+    played = [
+        str(step.get("play") or step.get("flip"))
+        for step in saved.observations
+        if {"play", "flip"} & step.keys()
+    ]
+    return resume_table(saved), resume, saved.language, played
 
 
 def resume_table(saved: SavedGame) -> Table:
