@@ -140,9 +140,7 @@ class RefereeApp:
             return self.submit(Undo())
         if button is ButtonName.CATCH:
             catchable = self.table.state().catchable
-            if len(catchable) == 1:
-                return self.submit(Catch(catchable[0], by=self._catcher()))
-            if catchable:
+            if catchable:  # one candidate is taken at once; several are asked for
                 return self._ask("catch", catchable)
             return self.submit(Catch(self._nobody_to_catch(), by=self._catcher()))
         return None
