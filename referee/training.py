@@ -46,6 +46,15 @@ AUGMENTATION: dict[str, float] = {
 }
 
 
+#: Architectures by name: YOLO11's layer graph at a (depth, width, max channels) scale. ``yolo11-pico``
+#: halves yolo11n's width: a quarter of its arithmetic, which is what one Pi core affords per frame
+#: (the discard-zone crop at 224 px in ~12 ms), for corner indices that need little capacity.
+ARCHITECTURES: dict[str, tuple[float, float, int]] = {
+    "yolo11n": (0.50, 0.25, 1024),
+    "yolo11-pico": (0.50, 0.125, 1024),
+}
+
+
 def prepare_offline(config_dir: Path) -> None:
     """Stop every network access of ultralytics; must run before ``import ultralytics``."""
     config_dir.mkdir(parents=True, exist_ok=True)
@@ -87,6 +96,33 @@ def _import_ultralytics() -> Any:
 
     SETTINGS.update({"sync": False})
     return ultralytics
+
+
+def model_definition(ultralytics: Any, architecture: str, folder: Path) -> Path:
+    """Write the layer graph of ``architecture`` (YOLO11's own, rescaled) for our classes; return its path."""
+    import yaml
+
+    if architecture not in ARCHITECTURES:
+        raise UserError(f"unknown architecture {architecture!r}: choose one of {', '.join(ARCHITECTURES)}")
+    source = Path(ultralytics.__file__).parent / "cfg" / "models" / "11" / "yolo11.yaml"
+    definition = yaml.safe_load(source.read_text())
+    definition.pop("scales", None)
+    depth, width, max_channels = ARCHITECTURES[architecture]
+    definition.update(
+        nc=len(CLASS_NAMES), depth_multiple=depth, width_multiple=width, max_channels=max_channels
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    # No scale letter in the file name, so ultralytics takes the multiples above as they are.
+    path = folder / f"{architecture.replace('yolo11n', 'yolo11-nano')}-uno.yaml"
+    path.write_text(yaml.safe_dump(definition, sort_keys=False))
+    return path
+
+
+def _skip_amp_download() -> None:
+    """Trust AMP on CUDA: ultralytics' AMP check compares against yolo11n.pt, which it downloads."""
+    import ultralytics.engine.trainer as trainer_module
+
+    trainer_module.check_amp = lambda model: True
 
 
 def _read_results_csv(self: Any) -> dict[str, list[float | str]]:
@@ -135,7 +171,7 @@ def train(
     batch: int = 16,
     device: str = "cpu",
     workers: int = 2,
-    model_yaml: str = "yolo11n.yaml",
+    architecture: str = "yolo11n",
     weights: Path | None = None,
     resume: bool = False,
     cache: str | bool = False,
@@ -147,6 +183,8 @@ def train(
         raise UserError(f"dataset description {data} not found: make one with `uno-referee dataset OUT`")
     prepare_offline(runs / ".ultralytics")
     ultralytics = _import_ultralytics()
+    if device != "cpu":
+        _skip_amp_download()
     last = runs / name / "weights" / "last.pt"
     if resume:
         if not last.is_file():
@@ -158,7 +196,8 @@ def train(
         if weights is not None and not weights.is_file():
             raise UserError(f"checkpoint {weights} not found: pass one of our .pt files, or drop --weights")
         # From scratch (a model definition), or on from one of *our* checkpoints with a new schedule.
-        model = ultralytics.YOLO(str(weights) if weights is not None else model_yaml)
+        definition = model_definition(ultralytics, architecture, runs / name)
+        model = ultralytics.YOLO(str(weights) if weights is not None else str(definition))
         model.add_callback("on_pretrain_routine_end", _cpu_threads(threads))
         arguments: dict[str, Any] = {
             "data": str(data.resolve()),
@@ -175,7 +214,7 @@ def train(
             "lr0": 0.002,
             "cos_lr": True,
             "patience": 0,
-            "amp": False,  # the AMP check downloads a model
+            "amp": device != "cpu",
             "plots": False,
             "seed": seed,
             "deterministic": False,
@@ -224,13 +263,22 @@ def export(
         "names": names,
         "imgsz": imgsz,
         "version": dt.date.today().isoformat(),
-        "architecture": "yolo11n",
+        "architecture": architecture_of(model),
         "trained_on": trained_on,
         "source_checkpoint": weights.name,
         "metrics": metrics or {},
     }
     output.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n")
     return output
+
+
+def architecture_of(model: Any) -> str:
+    """The name in :data:`ARCHITECTURES` whose width matches a loaded model's (by its first layer)."""
+    first_channels = model.model.model[0].conv.out_channels
+    for name, (_, width, _) in ARCHITECTURES.items():
+        if round(64 * width) == first_channels:
+            return name
+    return f"yolo11 ({first_channels} stem channels)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -240,6 +288,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--hours", type=float, help="fit the schedule into this many hours instead of epochs")
     parser.add_argument("--imgsz", type=int, default=320)
+    parser.add_argument(
+        "--architecture", choices=sorted(ARCHITECTURES), default="yolo11n", help="network (default yolo11n)"
+    )
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--device", default="cpu", help="cpu, or a CUDA index such as 0")
     parser.add_argument("--workers", type=int, default=2)
@@ -278,6 +329,7 @@ def run(args: argparse.Namespace) -> int:
             batch=args.batch,
             cache=args.cache or False,
             weights=args.weights,
+            architecture=args.architecture,
             **common,
         )
     if not args.export_only:
