@@ -259,6 +259,8 @@ def export(
     exported = Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=simplify, dynamic=True))
     output.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exported, output)
+    if exported.resolve() != output.resolve():
+        exported.unlink()  # ultralytics writes beside the checkpoint; keep models/checkpoints clean
     card = {
         "names": names,
         "imgsz": imgsz,

@@ -172,3 +172,23 @@ def test_gpio_buttons_drive_the_app_through_mock_pins(mock_pins):
         app.on_button(press.button)
     assert app.table.counts["Anna"] == 8
     buttons.close()
+
+
+def test_every_button_after_the_round_ended_is_answered_not_raised():
+    app = make_app()
+    app.table = Table.from_dict(
+        {
+            "players": ["Anna", "Ben", "Clara"],
+            "rules": "official",
+            "counts": {"Anna": 1, "Ben": 5, "Clara": 5},
+            "top": "red-4",
+            "turn": "Anna",
+        }
+    )
+    app.on_button(B.UNO)
+    assert app.on_pile(landed("red-5")).ok
+    assert app.table.turn is None  # the round is over: nobody is on turn to call a catch
+    for button in ButtonName:
+        verdict = app.on_button(button)
+        assert verdict is None or isinstance(verdict.ok, bool)
+    assert app.verdicts[-1][0].to_dict().get("by") in ("Ben", "Clara", None)

@@ -142,7 +142,7 @@ class RefereeApp:
             catchable = self.table.state().catchable
             if catchable:  # one candidate is taken at once; several are asked for
                 return self._ask("catch", catchable)
-            return self.submit(Catch(self._nobody_to_catch(), by=self._catcher()))
+            return self._catch(self._nobody_to_catch())
         return None
 
     def _draw_button(self, waiting: str) -> Verdict | None:
@@ -189,16 +189,22 @@ class RefereeApp:
             self.say(self.phrases.message("pick_cancelled"))
             return None
         if prompt.purpose == "catch":
-            return self.submit(Catch(result.player, by=self._catcher()))
+            return self._catch(result.player)
         return self.submit(Target(result.player))
 
     def _target_candidates(self) -> list[str]:
         owed_by = self.table.owed_by
         return [player for player in self.table.players if player != owed_by]
 
-    def _catcher(self) -> str | None:
-        """A catch is called out by whoever is on turn now (the rules need a catcher, not a button)."""
-        return self.table.turn
+    def _catch(self, player: str) -> Verdict:
+        """A catch is called out by whoever is on turn now (the rules need a catcher, not a button).
+
+        With nobody on turn (the round is over) or the culprit on turn, the next other seat calls it.
+        """
+        catcher = self.table.turn
+        if catcher is None or catcher == player:
+            catcher = next(seat for seat in self.table.players if seat != player)
+        return self.submit(Catch(player, by=catcher))
 
     def _nobody_to_catch(self) -> str:
         """With nobody catchable, the core still judges the catch (a false catch may cost cards)."""
