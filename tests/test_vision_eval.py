@@ -210,3 +210,34 @@ def test_true_boxes_score_the_reader_alone(tmp_path, capsys, roboflow_folder):
     report = json.loads((tmp_path / "r/report.json").read_text())
     assert report["true_boxes"] and report["boxes"]["overall"]["f1"] == 1.0
     assert "labelled boxes (reader alone)" in capsys.readouterr().out
+
+
+def test_named_cards_score_top1_per_card_colour_and_symbol():
+    evaluation = Evaluation()
+    evaluation.add_named(TruthCard("red-7", (A,)), [card("blue-skip", B), card("red-7", A)])
+    evaluation.add_named(TruthCard("blue-5", (B,)), [card("red-6", B)])  # wrong colour and symbol
+    evaluation.add_named(TruthCard("green-2", (C,)), [card("green-3", C)])  # right colour only
+    evaluation.add_named(TruthCard("wild", (D,)), [card("wild", A)])  # read elsewhere: missed
+    named = evaluation.to_json()["named"]
+    assert named["photos"] == 4
+    assert named["top1_accuracy"] == 0.25
+    assert named["colour_accuracy"] == 0.5 and named["symbol_accuracy"] == 0.25
+    assert named["per_card"]["red-7"]["recall"] == 1.0 and named["per_colour"]["blue"]["recall"] == 0.0
+    assert {(m["named"], m["read"]) for m in named["mistakes"]} == {
+        ("blue-5", "red-6"),
+        ("green-2", "green-3"),
+        ("wild", "nothing"),
+    }
+
+
+def test_names_file_keeps_the_named_photos_and_rejects_bad_names(roboflow_folder, tmp_path):
+    names = tmp_path / "names.json"
+    names.write_text(json.dumps({"cards": {"photo": "red-7", "elsewhere": "blue-1"}}))
+    (item,) = labelled_images(roboflow_folder, roboflow=True, named=names)
+    assert item.named.name == "red-7"
+    assert item.named.boxes[0] == pytest.approx(tuple(v / 320 for v in A))  # the first labelled index
+    names.write_text(json.dumps({"cards": {"photo": "purple-7"}}))
+    with pytest.raises(UserError, match="not a names file"):
+        labelled_images(roboflow_folder, roboflow=True, named=names)
+    with pytest.raises(UserError, match="cannot read the names file"):
+        labelled_images(roboflow_folder, roboflow=True, named=tmp_path / "missing.json")

@@ -29,6 +29,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--limit", type=int, help="only the first N pictures")
     parser.add_argument(
+        "--named",
+        type=Path,
+        metavar="JSON",
+        help='real photos only: {"cards": {stem: "red-7"}} names the card at each photo\'s first labelled '
+        "index; scores top-1 card, colour and symbol accuracy on those photos",
+    )
+    parser.add_argument(
         "--true-boxes",
         action="store_true",
         help="read cards from the labelled boxes, not the detector's: scores the card reader alone",
@@ -50,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.folder.is_dir():
         raise UserError(f"no such folder: {args.folder}")
-    images = labelled_images(args.folder, args.split, args.roboflow)[: args.limit]
+    images = labelled_images(args.folder, args.split, args.roboflow, args.named)[: args.limit]
     reader = reader_from_args(args)
 
     def progress(done: int) -> None:
@@ -103,6 +110,14 @@ def summary(report: dict) -> str:
             f"empty pictures: {cards['empty_images_with_cards']} of {cards['empty_images']} with cards "
             f"({cards['cards_on_empty_images']} false cards); colour from {cards['colour_from']}",
         ]
+    if "named" in report:
+        named = report["named"]
+        mistakes = ", ".join(f"{m['named']}→{m['read']} ×{m['count']}" for m in named["mistakes"][:5])
+        lines.append(
+            f"named cards on {named['photos']} photos: top-1 {named['top1_accuracy']:.3f} "
+            f"(colour {named['colour_accuracy']:.3f}, symbol {named['symbol_accuracy']:.3f})"
+            + (f"; mistakes: {mistakes}" if mistakes else "")
+        )
     worst = report["worst_confusions"][:5]
     if worst:
         lines.append(

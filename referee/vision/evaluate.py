@@ -7,7 +7,9 @@ Two kinds of labelled folders:
   cards (per card name, per symbol, per colour, the card multiset of each picture, false cards on
   pictures without any), and the detector's *boxes* against the labels;
 * **YOLO folders** (``images/`` + ``labels/``), such as the shared Roboflow photos (``--roboflow``
-  maps their class ids): boxes only — those photos carry no colour labels.
+  maps their class ids): boxes only — those photos carry no colour labels — unless a *names file*
+  names the card of each photo's first labelled index (colour checked by eye): then the reader is
+  scored on those real cards too, as top-1 accuracy per card, colour and symbol.
 
 Boxes are matched greedily by score at IoU ≥ 0.5 regardless of class, so a wrong class counts as a
 confusion (and as a miss plus a false detection); unmatched predictions land in the background row.
@@ -51,6 +53,7 @@ class LabelledImage:
     path: Path
     rows: tuple[tuple[int, float, float, float, float], ...]  # YOLO rows: class id, cx, cy, w, h (0…1)
     cards: tuple[TruthCard, ...] | None  # None: no card-level labels (real photos)
+    named: TruthCard | None = None  # a real photo's card named by hand, at its first labelled index
 
     def boxes(self, width: int, height: int) -> tuple[tuple[int, tuple[float, float, float, float]], ...]:
         """The labelled boxes as (class id, xyxy) in the pixels of a ``width`` × ``height`` picture."""
@@ -63,12 +66,20 @@ class LabelledImage:
         )
 
 
-def labelled_images(folder: Path, split: str = "val", roboflow: bool = False) -> list[LabelledImage]:
-    """The pictures of a rendered dataset split or of a YOLO folder, with their labels."""
+def labelled_images(
+    folder: Path, split: str = "val", roboflow: bool = False, named: Path | None = None
+) -> list[LabelledImage]:
+    """The pictures of a rendered dataset split or of a YOLO folder, with their labels.
+
+    ``named`` (YOLO folders only) keeps just the photos a names file names, each with its card.
+    """
     if (folder / "meta" / split).is_dir():
+        if named is not None:
+            raise UserError("a names file is for YOLO folders of photos; rendered scenes name every card")
         return _rendered_split(folder, split)
     if (folder / "images").is_dir() and (folder / "labels").is_dir():
-        return _yolo_folder(folder / "images", folder / "labels", roboflow)
+        images = _yolo_folder(folder / "images", folder / "labels", roboflow)
+        return images if named is None else _with_names(images, named)
     raise UserError(
         f"{folder} is neither a rendered dataset (meta/{split}/) nor a YOLO folder (images/ and labels/)"
     )
@@ -100,6 +111,31 @@ def _yolo_folder(images: Path, labels: Path, roboflow: bool) -> list[LabelledIma
         result.append(LabelledImage(path, tuple(rows), None))
     if not result:
         raise UserError(f"{images} holds no pictures")
+    return result
+
+
+def _with_names(images: list[LabelledImage], names_file: Path) -> list[LabelledImage]:
+    """The photos that ``names_file`` (``{"cards": {stem: card name}}``) names, with their named card."""
+    from referee.rules.cards import CardError, parse_card
+
+    try:
+        names = json.loads(names_file.read_text(encoding="utf-8"))["cards"]
+        for name in names.values():
+            parse_card(name)
+    except OSError as error:
+        raise UserError(f"cannot read the names file {names_file}: {error.strerror}") from error
+    except (ValueError, KeyError, TypeError, CardError) as error:
+        raise UserError(
+            f'{names_file} is not a names file {{"cards": {{"photo stem": "red-7", ...}}}} ({error})'
+        ) from error
+    result = []
+    for item in images:
+        if item.path.stem in names and item.rows:
+            _, cx, cy, w, h = item.rows[0]
+            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)  # relative; scaled when scored
+            result.append(LabelledImage(item.path, item.rows, None, TruthCard(names[item.path.stem], (box,))))
+    if not result:
+        raise UserError(f"no photo of the folder is named in {names_file} (names are file stems)")
     return result
 
 
@@ -184,6 +220,10 @@ class Evaluation:
     empty_images_with_cards: int = 0
     cards_on_empty_images: int = 0
     colour_from: Counter = field(default_factory=Counter)
+    named_cards: PrecisionRecall = field(default_factory=PrecisionRecall)  # real photos, top-1
+    named_colours: PrecisionRecall = field(default_factory=PrecisionRecall)
+    named_symbols: PrecisionRecall = field(default_factory=PrecisionRecall)
+    named_mistakes: Counter = field(default_factory=Counter)  # (named, read or "nothing") → count
 
     def add_boxes(self, truth: tuple[tuple[int, tuple], ...], detections: list[Detection]) -> None:
         """Match detections to labelled boxes; fill the confusion matrix and the symbol counts."""
@@ -238,6 +278,20 @@ class Evaluation:
             self.empty_images_with_cards += bool(cards)
             self.cards_on_empty_images += len(cards)
 
+    def add_named(self, named: TruthCard, cards: list[Card]) -> None:
+        """Score the card read over a photo's named index: right, wrong, or not read at all."""
+        overlaps = [
+            max(box_iou(np.asarray(named.boxes[0]), np.asarray([d.box for d in card.indices], np.float64)))
+            for card in cards
+        ]
+        best = int(np.argmax(overlaps)) if overlaps else -1
+        read = cards[best].name if best >= 0 and overlaps[best] >= CARD_IOU else None
+        tallies = ((self.named_cards, _name), (self.named_symbols, _symbol), (self.named_colours, _colour))
+        for tally, part in tallies:
+            tally.add(part(named.name), part(read) if read else None)
+        if read != named.name:
+            self.named_mistakes[(named.name, read or "nothing")] += 1
+
     def _score_card(self, truth: str | None, read: str | None) -> None:
         """One card pair; a wrong name is a miss of the true card and a false reading of the other."""
         for tally, part in ((self.cards, _name), (self.card_symbols, _symbol), (self.card_colours, _colour)):
@@ -282,6 +336,21 @@ class Evaluation:
                 "cards_on_empty_images": self.cards_on_empty_images,
                 "colour_from": dict(self.colour_from),
             }
+        if self.named_cards.truth:
+            # One named card per photo, so each tally's recall (right / named) is its accuracy.
+            report["named"] = {
+                "photos": sum(self.named_cards.truth.values()),
+                "top1_accuracy": self.named_cards.overall()["recall"],
+                "colour_accuracy": self.named_colours.overall()["recall"],
+                "symbol_accuracy": self.named_symbols.overall()["recall"],
+                "per_card": self.named_cards.table(),
+                "per_colour": self.named_colours.table(),
+                "per_symbol": self.named_symbols.table(),
+                "mistakes": [
+                    {"named": named, "read": read, "count": count}
+                    for (named, read), count in self.named_mistakes.most_common()
+                ],
+            }
         return report
 
 
@@ -323,6 +392,11 @@ def evaluate(
         evaluation.add_boxes(boxes, detections)
         if item.cards is not None:
             evaluation.add_cards(item.cards, reader.cards_from_detections(image, detections))
+        if item.named is not None:
+            x1, y1, x2, y2 = item.named.boxes[0]
+            width, height = image.shape[1], image.shape[0]
+            named = TruthCard(item.named.name, ((x1 * width, y1 * height, x2 * width, y2 * height),))
+            evaluation.add_named(named, reader.cards_from_detections(image, detections))
         if progress is not None:
             progress(evaluation.images)
     return evaluation
