@@ -246,3 +246,29 @@ def test_laid_out_hand_counts_each_card_as_most_reads_saw_it() -> None:
     reader = ScriptedReader([two_sevens, two_sevens[:2], [*two_sevens, card("blue-1", [(160, 10)])]])
     assert read_laid_out(reader, [TABLE] * 3) == ["red-7", "red-7", "wild"]
     assert read_laid_out(reader, []) == []
+
+
+def test_corners_of_two_identical_cards_paired_together_are_no_new_card() -> None:
+    """Two blue 8s on the pile; a hand covers one corner of each, and the reader pairs the other two
+    corners into one "blue 8" in a pose nobody played (seen in a simulated game)."""
+    old, new = card("blue-8", [(60, 50), (100, 130)]), card("blue-8", [(110, 60), (150, 140)])
+    reader = ScriptedReader([[]])
+    watcher = PileWatcher(reader)
+    feed(watcher, [TABLE] * 6)
+    one = with_card(TABLE, 40, 30)
+    two = with_card(one, 90, 40, value=200)
+    reader.answers, reader.calls = [[old]], 0
+    events = feed(watcher, [one] * 8, start=1.0)
+    reader.answers, reader.calls = [[old, new]], 0
+    events += feed(watcher, [two] * 8, start=2.0)
+    assert [(e.card, e.replayed) for e in events if isinstance(e, CardLanded)] == [
+        ("blue-8", False),
+        ("blue-8", True),
+    ]
+    mixed = card("blue-8", [(60, 50), (150, 140)])  # the old card's first corner, the new one's second
+    covered = two.copy()
+    covered[40:146, 85:200] = (80, 120, 190)  # a hand resting over the right-hand side of the pile
+    reader.answers, reader.calls = [[mixed]], 0
+    events = feed(watcher, [covered] * 10, start=3.0)
+    assert not [e for e in events if isinstance(e, CardLanded)]
+    assert watcher.top_card == "blue-8"

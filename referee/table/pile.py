@@ -379,7 +379,15 @@ class PileWatcher:
         return "unreadable", None
 
     def _was_visible(self, seen: _Seen) -> bool:
-        return any(_same_card(seen, known) for state in self._seen for known in state)
+        """Seen before as a whole, or corner by corner: a reader may pair one corner of a card with
+        the twin corner of an identical card beside it, a "new pose" that is no new card."""
+        known = [card for state in self._seen for card in state if card.name == seen.name]
+        if any(_same_card(seen, card) for card in known):
+            return True
+        return len(seen.points) > 1 and all(
+            any(math.dist(p, q) <= max(seen.tolerance, card.tolerance) for card in known for q in card.points)
+            for p in seen.points
+        )
 
     def _changed_region(self, small: np.ndarray) -> np.ndarray:
         """Where the picture changed since the last accounted-for state, grown by two pixels (6 mm)."""
