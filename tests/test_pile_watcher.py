@@ -272,3 +272,37 @@ def test_corners_of_two_identical_cards_paired_together_are_no_new_card() -> Non
     events = feed(watcher, [covered] * 10, start=3.0)
     assert not [e for e in events if isinstance(e, CardLanded)]
     assert watcher.top_card == "blue-8"
+
+
+def test_a_still_arm_over_the_pile_makes_no_play_of_what_it_half_covers() -> None:
+    """Under a hovering hand the reader can misread the top card (skin tints a corner): two reads
+    agreeing on that are still no play while the change reaches in from the zone's edge."""
+    red7 = card("red-7", [(80, 60), (120, 140)])
+    misread = card("yellow-7", [(120, 140)])  # the corner under the hand
+    reader = ScriptedReader([[]])
+    watcher = PileWatcher(reader)
+    feed(watcher, [TABLE] * 6)
+    pile = with_card(TABLE, 60, 50)
+    reader.answers, reader.calls = [[red7]], 0
+    feed(watcher, [pile] * 8, start=1.0)
+    arm = pile.copy()
+    arm[95:200, 85:150] = (80, 120, 190)  # an arm from the front edge, its hand on the card's corner
+    reader.answers, reader.calls = [[misread]], 0
+    events = feed(watcher, [arm] * 45, start=2.0)  # three seconds, quite still
+    assert events == [] and watcher.top_card == "red-7"
+    reader.answers, reader.calls = [[red7]], 0
+    assert feed(watcher, [pile] * 8, start=6.0) == []
+
+
+def test_a_card_landing_at_the_zone_edge_is_still_a_play() -> None:
+    red7, red2 = card("red-7", [(80, 60), (120, 140)]), card("red-2", [(160, 135), (185, 185)], 15)
+    reader = ScriptedReader([[]])
+    watcher = PileWatcher(reader)
+    feed(watcher, [TABLE] * 6)
+    pile = with_card(TABLE, 60, 50)
+    reader.answers, reader.calls = [[red7]], 0
+    feed(watcher, [pile] * 8, start=1.0)
+    edge = with_card(pile, 150, 120, value=200)  # reaches the zone's bottom edge
+    reader.answers, reader.calls = [[red7, red2]], 0
+    events = feed(watcher, [edge] * 8, start=2.0)
+    assert [e.card for e in events if isinstance(e, CardLanded)] == ["red-2"]

@@ -170,6 +170,8 @@ class WatcherSettings:
     slow_read_s: float = 0.25
     unreadable_after_s: float = 1.2  # settled, changed, nothing readable this long: ask to straighten
     pose_tolerance: float = 0.6  # an index moved by more than this × its size: a new pose
+    arm_card_margin: float = 0.15  # the new card's box grown by this × its side, for the arm test
+    arm_share_beyond_card: float = 0.5  # change from the zone's edge mostly beyond the card: an arm
 
 
 @dataclass(frozen=True)
@@ -336,6 +338,11 @@ class PileWatcher:
                 self._before_landings.clear()
                 self._accept([], small)
                 return [PileCleared(timestamp)] if had_cards else []
+        if verdict == "hand":
+            # A still hand over the pile half-covers cards, and its skin tints their corners: no read
+            # under it counts, and a resting hand is no reason to ask for a card to be straightened.
+            self._reading_since = timestamp
+            return []
         # Unreadable, or reads that keep disagreeing: keep trying for a while, then ask — never guess.
         if timestamp - (self._reading_since or timestamp) >= settings.unreadable_after_s:
             self._settle(small)  # asked once; the next motion in the zone starts afresh
@@ -368,7 +375,10 @@ class PileWatcher:
                 inside = sum(_inside(point, changed, crop_shape) for point in seen.points)
                 return inside / len(seen.points), len(seen.points), seen.confidence
 
-            return "new", max(new, key=rank)
+            landed = max(new, key=rank)
+            if self._arm_in_zone(changed, landed, crop_shape):
+                return "hand", None
+            return "new", landed
         if top_in_place:
             # The top card did not move. If what changed now differs from the empty table too,
             # something new lies in the zone (a card off the pile's edge); else cards went away.
@@ -377,6 +387,26 @@ class PileWatcher:
         if not readings and self._looks_empty(small):
             return "empty", None
         return "unreadable", None
+
+    def _arm_in_zone(self, changed: np.ndarray, card: _Seen, crop_shape: tuple[int, ...]) -> bool:
+        """Whether the change reaches in from the zone's edge and lies mostly beyond the new card:
+        an arm, not a card that landed (which changes the picture only where it lies)."""
+        if self._reference is None:
+            return False  # the first picture: everything counts as changed, nothing to compare
+        edge = np.zeros(changed.shape, bool)
+        edge[[0, -1], :] = edge[:, [0, -1]] = True
+        if not (changed & edge).any():
+            return False
+        height, width = crop_shape[:2]
+        rows, columns = changed.shape
+        x1, y1, x2, y2 = card.box
+        grow = self.settings.arm_card_margin * max(x2 - x1, y2 - y1)
+        beyond = changed.copy()
+        beyond[
+            max(0, int((y1 - grow) * rows / height)) : int(np.ceil((y2 + grow) * rows / height)),
+            max(0, int((x1 - grow) * columns / width)) : int(np.ceil((x2 + grow) * columns / width)),
+        ] = False
+        return np.count_nonzero(beyond) > self.settings.arm_share_beyond_card * np.count_nonzero(changed)
 
     def _was_visible(self, seen: _Seen) -> bool:
         """Seen before as a whole, or corner by corner: a reader may pair one corner of a card with
