@@ -354,3 +354,31 @@ def test_tiny_indices_are_read_without_visible_ink(reader):
     assert max(d.size for card in cards for d in card.indices) < 10
     seen = reader.cards_from_detections(small, [d for card in cards for d in card.indices])
     assert sorted(card.name for card in seen) == ["blue-skip", "red-2"]
+
+
+@pytest.mark.parametrize("symbol", ["3", "2"])
+def test_a_big_centre_numeral_taken_for_an_index_is_no_second_card(reader, symbol):
+    """The detector now and then fires on a card's large centre numeral (as itself or as a look-alike):
+    with both corners paired around it, it is the card's artwork, not another card."""
+    canvas = table(300, 260)
+    card = paste(canvas, "blue-3", 50, 40, height=200)
+    x1, y1, x2, y2 = card.outline
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    index_height = max(d.box[3] - d.box[1] for d in card.indices)
+    half = 1.6 * index_height
+    class_id = CLASS_NAMES.index(symbol)
+    centre = Detection((cx - half * 0.7, cy - half, cx + half * 0.7, cy + half), class_id, symbol, 0.8)
+    seen = reader.cards_from_detections(canvas, [*card.indices, centre])
+    assert [c.name for c in seen] == ["blue-3"]
+
+
+def test_a_second_looser_box_on_a_paired_corner_is_no_second_card(reader):
+    canvas = table(300, 260)
+    card = paste(canvas, "blue-3", 50, 40, height=200)
+    corner = card.indices[0]
+    x1, y1, x2, y2 = corner.box
+    w, h = x2 - x1, y2 - y1
+    loose = Detection((x1 - 0.6 * w, y1, x2, y2 + 0.4 * h), corner.class_id, corner.class_name, 0.3)
+    assert box_iou(np.asarray(loose.box), np.asarray([corner.box]))[0] < 0.5  # NMS keeps both
+    seen = reader.cards_from_detections(canvas, [*card.indices, loose])
+    assert [c.name for c in seen] == ["blue-3"]

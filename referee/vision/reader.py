@@ -73,6 +73,7 @@ class ReaderSettings:
     pair_distance: tuple[float, float] = (2.2, 11.0)
     pair_expected_distance: float = 5.5
     pair_size_ratio: float = 1.6  # the two indices of one card have about the same size
+    artwork_centre_share: float = 0.25  # within this share of a card's corner spacing of its middle
     colourblind_radius: float = 2.0  # a colour-blind symbol is printed next to the index
     card_margin: float = 0.7  # from an index's outer edge to the card's edge
     duplicate_iou: float = 0.6  # two classes on one glyph: keep the better
@@ -135,7 +136,8 @@ class CardReader:
         )
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
         indices = [index for d in symbols if (index := self._index(image_bgr, d, colourblind)) is not None]
-        cards = [self._card(group, image_bgr.shape) for group in self._pair(indices)]
+        groups = _without_echoes(self._pair(indices), self.settings)
+        cards = [self._card(group, image_bgr.shape) for group in groups]
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
 
     # --- one index ------------------------------------------------------------------------------
@@ -227,6 +229,39 @@ class CardReader:
         x2, y2 = boxes[:, 2:].max(axis=0) + grow
         height, width = image_shape[:2]
         return float(max(0.0, x1)), float(max(0.0, y1)), float(min(width, x2)), float(min(height, y2))
+
+
+def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) -> list[tuple[_Index, ...]]:
+    """Drop lone "indices" that echo a card already read from both corners: a second, looser box on
+    one of its corners (NMS keeps boxes that overlap less than half), or its big centre numeral
+    (much larger than its corners, at its middle; another card's index there is corner-sized)."""
+    pairs = [(first.detection, second.detection) for first, second in (g for g in groups if len(g) == 2)]
+
+    def echo(lone: Detection) -> bool:
+        for a, b in pairs:
+            if max(_overlap_of_smaller(lone.box, a.box), _overlap_of_smaller(lone.box, b.box)) >= 0.5:
+                return True
+            middle = ((a.centre[0] + b.centre[0]) / 2, (a.centre[1] + b.centre[1]) / 2)
+            bigger = lone.size > settings.pair_size_ratio * max(a.size, b.size)
+            if bigger and math.dist(lone.centre, middle) <= settings.artwork_centre_share * math.dist(
+                a.centre, b.centre
+            ):
+                return True
+        return False
+
+    return [group for group in groups if len(group) == 2 or not echo(group[0].detection)]
+
+
+def _overlap_of_smaller(first: tuple[float, ...], second: tuple[float, ...]) -> float:
+    """Intersection over the smaller box's area: 1.0 when one box lies inside the other."""
+    width = min(first[2], second[2]) - max(first[0], second[0])
+    height = min(first[3], second[3]) - max(first[1], second[1])
+    if width <= 0 or height <= 0:
+        return 0.0
+    smaller = min(
+        (first[2] - first[0]) * (first[3] - first[1]), (second[2] - second[0]) * (second[3] - second[1])
+    )
+    return width * height / smaller if smaller > 0 else 0.0
 
 
 def _suppress_cross_class(detections: list[Detection], iou_threshold: float) -> list[Detection]:
