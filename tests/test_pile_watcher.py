@@ -221,23 +221,32 @@ def test_resting_hand_that_leaves_the_top_card_visible_reports_nothing() -> None
     assert watcher.top_card == "red-7"
 
 
-def test_same_card_in_a_new_pose_is_a_replay_and_the_pile_can_be_cleared() -> None:
-    first, second = card("red-7", [(80, 60), (120, 140)]), card("red-7", [(95, 70), (116, 156)])
+def scripted_watcher() -> tuple[PileWatcher, ScriptedReader]:
+    """A watcher that has learnt the empty table (its reader saw nothing there)."""
     reader = ScriptedReader([[]])
     watcher = PileWatcher(reader)
     feed(watcher, [TABLE] * 6)
+    return watcher, reader
+
+
+def show(watcher: PileWatcher, reader: ScriptedReader, answer: list[Card], picture, frames=8, start=0.0):
+    """``picture`` for ``frames`` frames while the reader sees ``answer`` on it; returns the events."""
+    reader.answers, reader.calls = [answer], 0
+    return feed(watcher, [picture] * frames, start=start)
+
+
+def landings(events) -> list[tuple[str, bool]]:
+    return [(e.card, e.replayed) for e in events if isinstance(e, CardLanded)]
+
+
+def test_same_card_in_a_new_pose_is_a_replay_and_the_pile_can_be_cleared() -> None:
+    first, second = card("red-7", [(80, 60), (120, 140)]), card("red-7", [(95, 70), (116, 156)])
+    watcher, reader = scripted_watcher()
     one = with_card(TABLE, 60, 50)
-    two = with_card(one, 75, 62, value=200)
-    reader.answers, reader.calls = [[first]], 0
-    events = feed(watcher, [one] * 8, start=1.0)
-    reader.answers, reader.calls = [[first, second]], 0
-    events += feed(watcher, [two] * 8, start=2.0)
-    assert [(e.card, e.replayed) for e in events if isinstance(e, CardLanded)] == [
-        ("red-7", False),
-        ("red-7", True),
-    ]
-    reader.answers, reader.calls = [[]], 0
-    events = feed(watcher, [TABLE] * 8, start=3.0)
+    events = show(watcher, reader, [first], one, start=1.0)
+    events += show(watcher, reader, [first, second], with_card(one, 75, 62, value=200), start=2.0)
+    assert landings(events) == [("red-7", False), ("red-7", True)]
+    events = show(watcher, reader, [], TABLE, start=3.0)
     assert [type(e) for e in events] == [PileCleared] and watcher.top_card is None
 
 
@@ -252,25 +261,16 @@ def test_corners_of_two_identical_cards_paired_together_are_no_new_card() -> Non
     """Two blue 8s on the pile; a hand covers one corner of each, and the reader pairs the other two
     corners into one "blue 8" in a pose nobody played (seen in a simulated game)."""
     old, new = card("blue-8", [(60, 50), (100, 130)]), card("blue-8", [(110, 60), (150, 140)])
-    reader = ScriptedReader([[]])
-    watcher = PileWatcher(reader)
-    feed(watcher, [TABLE] * 6)
+    watcher, reader = scripted_watcher()
     one = with_card(TABLE, 40, 30)
     two = with_card(one, 90, 40, value=200)
-    reader.answers, reader.calls = [[old]], 0
-    events = feed(watcher, [one] * 8, start=1.0)
-    reader.answers, reader.calls = [[old, new]], 0
-    events += feed(watcher, [two] * 8, start=2.0)
-    assert [(e.card, e.replayed) for e in events if isinstance(e, CardLanded)] == [
-        ("blue-8", False),
-        ("blue-8", True),
-    ]
+    events = show(watcher, reader, [old], one, start=1.0)
+    events += show(watcher, reader, [old, new], two, start=2.0)
+    assert landings(events) == [("blue-8", False), ("blue-8", True)]
     mixed = card("blue-8", [(60, 50), (150, 140)])  # the old card's first corner, the new one's second
     covered = two.copy()
     covered[40:146, 85:200] = (80, 120, 190)  # a hand resting over the right-hand side of the pile
-    reader.answers, reader.calls = [[mixed]], 0
-    events = feed(watcher, [covered] * 10, start=3.0)
-    assert not [e for e in events if isinstance(e, CardLanded)]
+    assert landings(show(watcher, reader, [mixed], covered, frames=10, start=3.0)) == []
     assert watcher.top_card == "blue-8"
 
 
@@ -279,30 +279,20 @@ def test_a_still_arm_over_the_pile_makes_no_play_of_what_it_half_covers() -> Non
     agreeing on that are still no play while the change reaches in from the zone's edge."""
     red7 = card("red-7", [(80, 60), (120, 140)])
     misread = card("yellow-7", [(120, 140)])  # the corner under the hand
-    reader = ScriptedReader([[]])
-    watcher = PileWatcher(reader)
-    feed(watcher, [TABLE] * 6)
+    watcher, reader = scripted_watcher()
     pile = with_card(TABLE, 60, 50)
-    reader.answers, reader.calls = [[red7]], 0
-    feed(watcher, [pile] * 8, start=1.0)
+    show(watcher, reader, [red7], pile, start=1.0)
     arm = pile.copy()
     arm[95:200, 85:150] = (80, 120, 190)  # an arm from the front edge, its hand on the card's corner
-    reader.answers, reader.calls = [[misread]], 0
-    events = feed(watcher, [arm] * 45, start=2.0)  # three seconds, quite still
-    assert events == [] and watcher.top_card == "red-7"
-    reader.answers, reader.calls = [[red7]], 0
-    assert feed(watcher, [pile] * 8, start=6.0) == []
+    assert show(watcher, reader, [misread], arm, frames=45, start=2.0) == []  # three still seconds
+    assert watcher.top_card == "red-7"
+    assert show(watcher, reader, [red7], pile, start=6.0) == []
 
 
 def test_a_card_landing_at_the_zone_edge_is_still_a_play() -> None:
     red7, red2 = card("red-7", [(80, 60), (120, 140)]), card("red-2", [(160, 135), (185, 185)], 15)
-    reader = ScriptedReader([[]])
-    watcher = PileWatcher(reader)
-    feed(watcher, [TABLE] * 6)
+    watcher, reader = scripted_watcher()
     pile = with_card(TABLE, 60, 50)
-    reader.answers, reader.calls = [[red7]], 0
-    feed(watcher, [pile] * 8, start=1.0)
+    show(watcher, reader, [red7], pile, start=1.0)
     edge = with_card(pile, 150, 120, value=200)  # reaches the zone's bottom edge
-    reader.answers, reader.calls = [[red7, red2]], 0
-    events = feed(watcher, [edge] * 8, start=2.0)
-    assert [e.card for e in events if isinstance(e, CardLanded)] == ["red-2"]
+    assert landings(show(watcher, reader, [red7, red2], edge, start=2.0)) == [("red-2", False)]
