@@ -296,3 +296,14 @@ def test_a_card_landing_at_the_zone_edge_is_still_a_play() -> None:
     show(watcher, reader, [red7], pile, start=1.0)
     edge = with_card(pile, 150, 120, value=200)  # reaches the zone's bottom edge
     assert landings(show(watcher, reader, [red7, red2], edge, start=2.0)) == [("red-2", False)]
+
+
+def test_an_identical_card_laid_almost_square_on_the_last_is_still_a_replay() -> None:
+    """A second yellow +2 put down 6 mm and 7° off the first (seen in a simulated game): its corners
+    move by about half an index — more than a read wobbles, so it is a new card."""
+    first, second = card("red-7", [(80, 60), (120, 140)]), card("red-7", [(88, 66), (126, 150)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 60, 50)
+    events = show(watcher, reader, [first], one, start=1.0)
+    events += show(watcher, reader, [second], with_card(one, 66, 56, value=200), start=2.0)
+    assert landings(events) == [("red-7", False), ("red-7", True)]

@@ -169,7 +169,7 @@ class WatcherSettings:
     fast_reads: int = 4  # reads on consecutive frames after settling, then one every slow_read_s
     slow_read_s: float = 0.25
     unreadable_after_s: float = 1.2  # settled, changed, nothing readable this long: ask to straighten
-    pose_tolerance: float = 0.6  # an index moved by more than this × its size: a new pose
+    pose_tolerance: float = 0.45  # an index moved by more than this × its size: a new pose
     arm_card_margin: float = 0.15  # the new card's box grown by this × its side, for the arm test
     arm_share_beyond_card: float = 0.5  # change from the zone's edge mostly beyond the card: an arm
 
