@@ -38,7 +38,7 @@ def test_minimal_file_gets_every_default(monkeypatch, tmp_path):
 def test_documented_example_parses_and_names_every_key():
     config = load_config(EXAMPLE)
     assert config.players == ("Anna", "Ben", "Clara", "Dan")
-    assert config.buttons.pins()["blue"] == 21 and config.camera.width == 1280
+    assert config.buttons.pins()["blue"] == 21 and config.camera.width == 1920
     text = EXAMPLE.read_text(encoding="utf-8")
     defaults = RefereeConfig()
     for section in dataclasses.fields(RefereeConfig):

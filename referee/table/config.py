@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
 from referee.rules.options import Rules
 
@@ -112,8 +113,12 @@ class CameraConfig:
     """``source``: a camera index (``0``), ``picamera``, a stream URL, a video file or a folder of images."""
 
     source: str = "0"
-    width: int = field(default=1280, metadata=_check(lambda v: 160 <= v <= 4096, "between 160 and 4096"))
-    height: int = field(default=720, metadata=_check(lambda v: 120 <= v <= 3072, "between 120 and 3072"))
+    width: int = field(
+        default=DEFAULT_SIZE[0], metadata=_check(lambda v: 160 <= v <= 4096, "between 160 and 4096")
+    )
+    height: int = field(
+        default=DEFAULT_SIZE[1], metadata=_check(lambda v: 120 <= v <= 3072, "between 120 and 3072")
+    )
 
 
 @dataclass(frozen=True)
