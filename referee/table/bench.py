@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
 from referee.rules.options import PRESETS, Rules
 from referee.rules.simulator import Habits, RandomPlayer, SimStep, Simulator
@@ -90,7 +91,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--fps", type=float, default=15.0, help="camera frame rate (default 15)")
     parser.add_argument(
-        "--size", default="960x720", help="camera picture WIDTHxHEIGHT in pixels (default 960x720)"
+        "--size",
+        default="{}x{}".format(*DEFAULT_SIZE),
+        help="camera picture WIDTHxHEIGHT in pixels (default {}x{}, as a live camera)".format(*DEFAULT_SIZE),
     )
     parser.add_argument(
         "--off-pile",

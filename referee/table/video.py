@@ -44,7 +44,7 @@ import numpy as np
 from calibration.markers import MARKER_IDS, marker_image
 from calibration.profile import CalibrationProfile
 from calibration.table_view import CARD_MM, Zone, default_zones
-from hardware.camera import Frame
+from hardware.camera import DEFAULT_SIZE, Frame
 from referee.errors import UserError
 from referee.render.cards import DESIGNS, CardSprite, parse_card_name, render_back, render_card
 from referee.render.compose import Scene, Sprite, place, pose_homography, transform_points
@@ -73,7 +73,7 @@ class VideoSettings:
     """Camera, table, timing and image-quality knobs of a simulated game."""
 
     fps: float = 15.0
-    frame_size: tuple[int, int] = (960, 720)  # width, height
+    frame_size: tuple[int, int] = DEFAULT_SIZE  # width, height: the camera the product asks for
     table_size_mm: tuple[float, float] = (700.0, 500.0)  # the marker rectangle
     camera_height_mm: float = 600.0
     camera_tilt_deg: float = 8.0  # the camera looks down from slightly in front of the table centre
