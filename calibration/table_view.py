@@ -59,24 +59,30 @@ class Zone:
         return cls(x1, y1, x2 - x1, y2 - y1)
 
 
+#: Half the largest printable marker (65 mm) plus its white quiet zone: what the zones keep clear of
+#: the marker centres at the corners of the marker rectangle.
+MARKER_CLEARANCE_MM = 45.0
+
+
 def default_zones(table_size_mm: tuple[float, float]) -> dict[str, Zone]:
     """Where the zones go with the marker layout: the discard pile in the middle, scoring along the bottom.
 
     The discard zone is a centred square of 40 % of the shorter side (at least a card's diagonal
-    would be better, so never under 110 mm); the scoring zone is the bottom quarter, full width,
-    where a player spreads the hand to be counted. They never overlap.
+    would be better, so never under 110 mm); the scoring zone is the bottom quarter, where a player
+    spreads the hand to be counted, between the two front markers (a marker's black and white
+    squares read like a wild card's corner). They never overlap.
 
     >>> zones = default_zones((700, 500))
     >>> zones["discard"]
     Zone(x=250.0, y=150.0, width=200.0, height=200.0)
     >>> zones["scoring"]
-    Zone(x=0.0, y=375.0, width=700.0, height=125.0)
+    Zone(x=45.0, y=375.0, width=610.0, height=125.0)
     """
     width, height = (float(v) for v in table_size_mm)
     side = max(110.0, 0.4 * min(width, height))
     band = 0.25 * height
     discard = Zone((width - side) / 2, (height - side) / 2, side, side)
-    scoring = Zone(0.0, height - band, width, band)
+    scoring = Zone(MARKER_CLEARANCE_MM, height - band, width - 2 * MARKER_CLEARANCE_MM, band)
     if discard.overlaps(scoring) or band < CARD_MM[1]:
         raise UserError(
             f"a table of {width:g} × {height:g} mm is too small for a discard and a scoring zone: "

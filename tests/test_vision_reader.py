@@ -382,3 +382,17 @@ def test_a_second_looser_box_on_a_paired_corner_is_no_second_card(reader):
     assert box_iou(np.asarray(loose.box), np.asarray([corner.box]))[0] < 0.5  # NMS keeps both
     seen = reader.cards_from_detections(canvas, [*card.indices, loose])
     assert [c.name for c in seen] == ["blue-3"]
+
+
+def test_both_corners_boxed_twice_are_still_one_card(reader):
+    """Seen on laid-out hands: each corner boxed tightly and loosely; the two loose boxes paired with
+    each other made a second red 2."""
+    canvas = table(300, 260)
+    card = paste(canvas, "red-2", 50, 40, height=200)
+    loose = []
+    for corner in card.indices:
+        x1, y1, x2, y2 = corner.box
+        w, h = x2 - x1, y2 - y1
+        loose.append(Detection((x1 - 0.6 * w, y1, x2, y2 + 0.4 * h), corner.class_id, corner.class_name, 0.5))
+    seen = reader.cards_from_detections(canvas, [*card.indices, *loose])
+    assert [c.name for c in seen] == ["red-2"]

@@ -49,8 +49,9 @@ from referee.table.pile import (
     ReadsCards,
     read_laid_out,
 )
-from referee.table.video import OracleReader, ReaderErrors, TableVideo, VideoSettings
+from referee.table.video import OracleReader, ReaderErrors, TableVideo, VideoSettings, with_table_colours
 from referee.vision.options import add_detector_arguments, add_reader_arguments
+from referee.vision.reader import CardReader
 
 READERS = ("auto", "vision", "oracle")
 #: Share of turns where a simulated player lays down a card that does not fit (it is taken back).
@@ -313,7 +314,19 @@ def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
     from referee.vision.options import reader_from_args
 
     vision = reader_from_args(args)
-    return f"vision ({vision.detector.info.path.name})", lambda video, zone: vision
+    if args.colours:  # a colour model given: use it as it is
+        return f"vision ({vision.detector.info.path.name})", lambda video, zone: vision
+    calibrated: dict[int, CardReader] = {}
+
+    def calibrated_reader(video: TableVideo, zone: str) -> CardReader:
+        """The reader with the colours each table's calibration learns, as a user calibrates first."""
+        if id(video) not in calibrated:
+            calibrated.clear()
+            calibrated[id(video)] = with_table_colours(vision, video)
+        return calibrated[id(video)]
+
+    name = f"vision ({vision.detector.info.path.name}, colours calibrated per table)"
+    return name, calibrated_reader
 
 
 def _parse_size(text: str) -> tuple[int, int]:

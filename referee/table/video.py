@@ -52,7 +52,7 @@ from referee.render.objects import hand_sprite
 from referee.render.surfaces import table_surface
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES
 from referee.vision.detection import Detection
-from referee.vision.reader import Card
+from referee.vision.reader import Card, CardReader
 
 if TYPE_CHECKING:
     from referee.rules.simulator import SimStep
@@ -577,6 +577,20 @@ class TableVideo:
             place(image, back, homography, shadow=0.3)
         return np.clip(image, 0, 255).astype(np.uint8)
 
+    def colour_calibration_pictures(self) -> dict[str, np.ndarray]:
+        """What `uno-referee calibrate` asks for before a game: one card of each colour alone in the
+        discard zone (and a wild card for black), filmed with this table's deck, camera and light."""
+        cx, cy = self.discard_centre()
+        cards = {"red": "red-5", "yellow": "yellow-5", "green": "green-5", "blue": "blue-5", "black": "wild"}
+        return {colour: self._still_picture(card, cx, cy) for colour, card in cards.items()}
+
+    def _still_picture(self, card: str, x_mm: float, y_mm: float) -> np.ndarray:
+        image = self._base.copy()
+        place(image, self._sprite(card), self._card_homography(card, CardPose(x_mm, y_mm, 0.0)), shadow=0.35)
+        if self.settings.blur_sigma > 0:
+            image = cv2.GaussianBlur(image, (3, 3), self.settings.blur_sigma)
+        return self._camera_effects(image, 0.0)
+
     def discard_centre(self) -> tuple[float, float]:
         zone = self._zones["discard"]
         return zone.x + zone.width / 2, zone.y + zone.height / 2
@@ -618,6 +632,14 @@ class TableVideo:
         gain_map, brightness = self._lighting.at(at_s)
         lit = cv2.multiply(image, gain_map, scale=brightness / 128)
         return self._noise.apply(lit, np.random.default_rng([self.seed, round(at_s * 1000)]))
+
+
+def with_table_colours(reader: CardReader, video: TableVideo) -> CardReader:
+    """``reader`` with the colour model that calibration learns at this simulated table."""
+    from calibration.colours import colour_model_from_cards
+
+    model = colour_model_from_cards(video.view, video.colour_calibration_pictures())
+    return CardReader(reader.detector, model, reader.settings)
 
 
 def _translation(x: float, y: float) -> np.ndarray:

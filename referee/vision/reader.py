@@ -131,7 +131,7 @@ class CardReader:
 
     def cards_from_detections(self, image_bgr: np.ndarray, detections: list[Detection]) -> list[Card]:
         """Colour, verify, pair: the part of :meth:`read` after the network."""
-        symbols = _suppress_cross_class(
+        symbols = _suppress_duplicates(
             [d for d in detections if d.class_name in SYMBOL_CLASSES], self.settings.duplicate_iou
         )
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
@@ -232,15 +232,12 @@ class CardReader:
 
 
 def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) -> list[tuple[_Index, ...]]:
-    """Drop lone "indices" that echo a card already read from both corners: a second, looser box on
-    one of its corners (NMS keeps boxes that overlap less than half), or its big centre numeral
-    (much larger than its corners, at its middle; another card's index there is corner-sized)."""
+    """Drop lone "indices" that are the big centre numeral of a card read from both corners: much
+    larger than its corners and at its middle (another card's index there would be corner-sized)."""
     pairs = [(first.detection, second.detection) for first, second in (g for g in groups if len(g) == 2)]
 
     def echo(lone: Detection) -> bool:
         for a, b in pairs:
-            if max(_overlap_of_smaller(lone.box, a.box), _overlap_of_smaller(lone.box, b.box)) >= 0.5:
-                return True
             middle = ((a.centre[0] + b.centre[0]) / 2, (a.centre[1] + b.centre[1]) / 2)
             bigger = lone.size > settings.pair_size_ratio * max(a.size, b.size)
             if bigger and math.dist(lone.centre, middle) <= settings.artwork_centre_share * math.dist(
@@ -264,13 +261,21 @@ def _overlap_of_smaller(first: tuple[float, ...], second: tuple[float, ...]) -> 
     return width * height / smaller if smaller > 0 else 0.0
 
 
-def _suppress_cross_class(detections: list[Detection], iou_threshold: float) -> list[Detection]:
-    """Keep the best-scoring symbol where two classes claim the same glyph (6 vs 9, +2 vs +4)."""
+def _suppress_duplicates(detections: list[Detection], iou_threshold: float) -> list[Detection]:
+    """Keep the best-scoring box of one glyph: where two classes claim it (6 vs 9, +2 vs +4), and
+    where one class boxed it twice, the looser box around the tighter one (NMS keeps such a pair when
+    they overlap by less than half, and two such pairs would read as two cards)."""
     kept: list[Detection] = []
     for detection in sorted(detections, key=lambda d: -d.score):
         box = np.asarray(detection.box)
-        if not kept or box_iou(box, np.asarray([k.box for k in kept])).max() <= iou_threshold:
-            kept.append(detection)
+        if kept and box_iou(box, np.asarray([k.box for k in kept])).max() > iou_threshold:
+            continue
+        if any(
+            k.class_name == detection.class_name and _overlap_of_smaller(detection.box, k.box) >= 0.5
+            for k in kept
+        ):
+            continue
+        kept.append(detection)
     return kept
 
 
