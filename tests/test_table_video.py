@@ -128,3 +128,25 @@ def test_bad_settings_are_one_line_errors() -> None:
         VideoSettings(fps=0)
     with pytest.raises(UserError, match="two players"):
         TableVideo(STEPS, ["Solo"])
+
+
+def test_a_table_is_colour_calibrated_like_a_user_would_before_playing(tmp_path):
+    from calibration.colours import colour_model_from_cards
+    from referee.table.video import with_table_colours
+    from referee.vision.backends import load_detector
+    from referee.vision.reader import CardReader
+    from referee.vision.scripted import tensor_for_boxes, write_scripted_model
+
+    path = write_scripted_model(tmp_path / "m.onnx", tensor_for_boxes([(0, 0, 1, 1)], ["0"], scores=0.0))
+    reader = CardReader(load_detector(path))
+    game = [{"flip": "blue-5"}, {"play": "blue-8", "by": "Anna"}]
+    plain = TableVideo(game, ["Anna", "Ben"], seed=1, settings=VideoSettings(frame_size=(960, 720)))
+    pictures = plain.colour_calibration_pictures()
+    assert sorted(pictures) == ["black", "blue", "green", "red", "yellow"]
+    calibrated = with_table_colours(reader, plain)
+    assert calibrated.detector is reader.detector
+    assert calibrated.colour_model == colour_model_from_cards(plain.view, pictures) != reader.colour_model
+    busy = TableVideo(game, ["Anna", "Ben"], seed=5, settings=VideoSettings(frame_size=(960, 720)))
+    with pytest.raises(UserError, match="in the discard zone"):
+        colour_model_from_cards(busy.view, busy.colour_calibration_pictures())
+    assert with_table_colours(reader, busy) is reader  # the default colours, as the user is told

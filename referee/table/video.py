@@ -635,10 +635,17 @@ class TableVideo:
 
 
 def with_table_colours(reader: CardReader, video: TableVideo) -> CardReader:
-    """``reader`` with the colour model that calibration learns at this simulated table."""
+    """``reader`` with the colour model that calibration learns at this simulated table.
+
+    Where the colour step cannot single out the card (a busy cloth around it), a user would be told
+    so and play with the default colours; so does this.
+    """
     from calibration.colours import colour_model_from_cards
 
-    model = colour_model_from_cards(video.view, video.colour_calibration_pictures())
+    try:
+        model = colour_model_from_cards(video.view, video.colour_calibration_pictures())
+    except UserError:
+        return reader
     return CardReader(reader.detector, model, reader.settings)
 
 
