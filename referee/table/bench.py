@@ -97,6 +97,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="camera picture WIDTHxHEIGHT in pixels (default {}x{}, as a live camera)".format(*DEFAULT_SIZE),
     )
     parser.add_argument(
+        "--uncalibrated",
+        action="store_true",
+        help="read with the default colours instead of calibrating each simulated table's colours first",
+    )
+    parser.add_argument(
         "--off-pile",
         type=float,
         default=0.02,
@@ -314,7 +319,7 @@ def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
     from referee.vision.options import reader_from_args
 
     vision = reader_from_args(args)
-    if args.colours:  # a colour model given: use it as it is
+    if args.colours or args.uncalibrated:  # a given colour model, or the default one, as it is
         return f"vision ({vision.detector.info.path.name})", lambda video, zone: vision
     calibrated: dict[int, CardReader] = {}
 
