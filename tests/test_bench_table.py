@@ -86,7 +86,7 @@ def test_turns_count_plays_passes_and_lone_draws() -> None:
     assert (total.recognised_share, total.false_per_1000_turns) == (0.75, 1.0)
 
 
-def test_vision_reader_is_colour_calibrated_per_table_unless_told_not_to(tmp_path) -> None:
+def test_vision_reader_is_colour_calibrated_per_table_when_asked(tmp_path) -> None:
     import argparse
 
     from referee.table.bench import _reader_factory, add_arguments
@@ -97,11 +97,13 @@ def test_vision_reader_is_colour_calibrated_per_table_unless_told_not_to(tmp_pat
     add_arguments(parser)
     game = [{"flip": "blue-5"}, {"play": "blue-8", "by": "Anna"}]
     video = TableVideo(game, ["Anna", "Ben"], seed=1, settings=VideoSettings(frame_size=(960, 720)))
-    name, make = _reader_factory(parser.parse_args(["--reader", "vision", "--model", str(model)]))
+    name, make = _reader_factory(
+        parser.parse_args(["--reader", "vision", "--model", str(model), "--calibrate-colours"])
+    )
     calibrated = make(video, "discard")
     assert "calibrated" in name and make(video, "scoring") is calibrated
     default_name, make_default = _reader_factory(
-        parser.parse_args(["--reader", "vision", "--model", str(model), "--uncalibrated"])
+        parser.parse_args(["--reader", "vision", "--model", str(model)])
     )
     assert "calibrated" not in default_name
     assert make_default(video, "discard").colour_model != calibrated.colour_model

@@ -97,9 +97,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="camera picture WIDTHxHEIGHT in pixels (default {}x{}, as a live camera)".format(*DEFAULT_SIZE),
     )
     parser.add_argument(
-        "--uncalibrated",
+        "--calibrate-colours",
         action="store_true",
-        help="read with the default colours instead of calibrating each simulated table's colours first",
+        help="calibrate each simulated table's colours first, as `uno-referee calibrate` does "
+        "(default: the reader's own colours, white-balanced per index)",
     )
     parser.add_argument(
         "--off-pile",
@@ -319,7 +320,7 @@ def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
     from referee.vision.options import reader_from_args
 
     vision = reader_from_args(args)
-    if args.colours or args.uncalibrated:  # a given colour model, or the default one, as it is
+    if args.colours or not args.calibrate_colours:  # a given colour model, or the default one
         return f"vision ({vision.detector.info.path.name})", lambda video, zone: vision
     calibrated: dict[int, CardReader] = {}
 

@@ -25,8 +25,7 @@ from referee.table.journal import Journal
 from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
 from referee.table.session import Pipeline
-from referee.table.video import OracleReader, TableVideo, VideoSettings, with_table_colours
-from referee.vision.reader import CardReader
+from referee.table.video import OracleReader, TableVideo, VideoSettings
 
 #: Seat names per language, so that the spoken demo sounds like a family at the table.
 DEMO_PLAYERS: dict[str, tuple[str, ...]] = {
@@ -132,8 +131,6 @@ def run_demo(
     table = Table.deal(players, rules, dealer=players[-1])
     game_id = journal.start_game(table.setup, language=language) if journal is not None else None
     app = RefereeApp(table, speaker, PhraseBook(language), journal=journal, game_id=game_id)
-    if isinstance(reader, CardReader):
-        reader = with_table_colours(reader, video)  # the players calibrated the colours first
     oracles = (OracleReader(video, "discard"), OracleReader(video, "scoring")) if reader is None else ()
     pipeline = Pipeline(video.view, PileWatcher(reader or oracles[0]), app)
     if oracles:
