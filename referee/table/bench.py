@@ -322,14 +322,13 @@ def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
     vision = reader_from_args(args)
     if args.colours or not args.calibrate_colours:  # a given colour model, or the default one
         return f"vision ({vision.detector.info.path.name})", lambda video, zone: vision
-    calibrated: dict[int, CardReader] = {}
+    last: list[tuple[TableVideo, CardReader]] = []  # the discard and scoring zones share one calibration
 
     def calibrated_reader(video: TableVideo, zone: str) -> CardReader:
         """The reader with the colours each table's calibration learns, as a user calibrates first."""
-        if id(video) not in calibrated:
-            calibrated.clear()
-            calibrated[id(video)] = with_table_colours(vision, video)
-        return calibrated[id(video)]
+        if not last or last[0][0] is not video:
+            last[:] = [(video, with_table_colours(vision, video))]
+        return last[0][1]
 
     name = f"vision ({vision.detector.info.path.name}, colours calibrated per table)"
     return name, calibrated_reader

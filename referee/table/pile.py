@@ -393,10 +393,8 @@ class PileWatcher:
         an arm, not a card that landed (which changes the picture only where it lies)."""
         if self._reference is None:
             return False  # the first picture: everything counts as changed, nothing to compare
-        edge = np.zeros(changed.shape, bool)
-        edge[[0, -1], :] = edge[:, [0, -1]] = True
-        if not (changed & edge).any():
-            return False
+        if not (changed[[0, -1], :].any() or changed[:, [0, -1]].any()):
+            return False  # nothing reaches in from the zone's edge
         height, width = crop_shape[:2]
         rows, columns = changed.shape
         x1, y1, x2, y2 = card.box

@@ -587,9 +587,13 @@ class TableVideo:
     def _still_picture(self, card: str, x_mm: float, y_mm: float) -> np.ndarray:
         image = self._base.copy()
         place(image, self._sprite(card), self._card_homography(card, CardPose(x_mm, y_mm, 0.0)), shadow=0.35)
+        return self._camera_effects(self._optics(image), 0.0)
+
+    def _optics(self, image: np.ndarray) -> np.ndarray:
+        """The lens's blur of a still picture."""
         if self.settings.blur_sigma > 0:
-            image = cv2.GaussianBlur(image, (3, 3), self.settings.blur_sigma)
-        return self._camera_effects(image, 0.0)
+            return cv2.GaussianBlur(image, (3, 3), self.settings.blur_sigma)
+        return image
 
     def discard_centre(self) -> tuple[float, float]:
         zone = self._zones["discard"]
@@ -606,10 +610,7 @@ class TableVideo:
         """The still part of the picture (blurred by the optics) for a state version."""
         if self._cache is None or self._cache[0] != version:
             sharp = self._sharp_static(version)
-            blurred = sharp
-            if self.settings.blur_sigma > 0:
-                blurred = cv2.GaussianBlur(sharp, (3, 3), self.settings.blur_sigma)
-            self._cache = (version, sharp, blurred)
+            self._cache = (version, sharp, self._optics(sharp))
         return self._cache[2]
 
     def _sharp_static(self, version: int) -> np.ndarray:

@@ -105,14 +105,25 @@ def to_blob(letterboxed_bgr: np.ndarray) -> np.ndarray:
     return cv2.dnn.blobFromImage(letterboxed_bgr, scalefactor=1 / 255.0, swapRB=True)
 
 
-def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """IoU of one xyxy box with each of ``boxes``."""
+def _intersections_and_areas(box: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     inter_w = np.clip(np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]), 0, None)
     inter_h = np.clip(np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]), 0, None)
-    intersection = inter_w * inter_h
     area = (box[2] - box[0]) * (box[3] - box[1])
     areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter_w * inter_h, area, areas
+
+
+def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """IoU of one xyxy box with each of ``boxes``."""
+    intersection, area, areas = _intersections_and_areas(box, boxes)
     return intersection / np.maximum(area + areas - intersection, 1e-9)
+
+
+def box_overlap_of_smaller(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Intersection over the smaller box's area, of one xyxy box with each of ``boxes``: 1.0 where
+    one lies inside the other, however loose the outer one (where IoU stays low)."""
+    intersection, area, areas = _intersections_and_areas(box, boxes)
+    return intersection / np.maximum(np.minimum(area, areas), 1e-9)
 
 
 def non_max_suppression(

@@ -36,10 +36,12 @@ from referee.vision.classes import (
     card_name,
 )
 from referee.vision.colour import BLACK, ColourModel, ColourVotes
-from referee.vision.detection import Detection, box_iou
+from referee.vision.detection import Detection, box_iou, box_overlap_of_smaller
 from referee.vision.tiling import detect_tiled, needs_tiling
 
 ColourSource = Literal["hue", "symbol"]
+#: One class's box lying this much inside another of the same class is a second box on one glyph.
+NESTED_OVERLAP = 0.5
 
 
 @dataclass(frozen=True)
@@ -234,7 +236,7 @@ class CardReader:
 def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) -> list[tuple[_Index, ...]]:
     """Drop lone "indices" that are the big centre numeral of a card read from both corners: much
     larger than its corners and at its middle (another card's index there would be corner-sized)."""
-    pairs = [(first.detection, second.detection) for first, second in (g for g in groups if len(g) == 2)]
+    pairs = [(group[0].detection, group[1].detection) for group in groups if len(group) == 2]
 
     def echo(lone: Detection) -> bool:
         for a, b in pairs:
@@ -249,32 +251,20 @@ def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) 
     return [group for group in groups if len(group) == 2 or not echo(group[0].detection)]
 
 
-def _overlap_of_smaller(first: tuple[float, ...], second: tuple[float, ...]) -> float:
-    """Intersection over the smaller box's area: 1.0 when one box lies inside the other."""
-    width = min(first[2], second[2]) - max(first[0], second[0])
-    height = min(first[3], second[3]) - max(first[1], second[1])
-    if width <= 0 or height <= 0:
-        return 0.0
-    smaller = min(
-        (first[2] - first[0]) * (first[3] - first[1]), (second[2] - second[0]) * (second[3] - second[1])
-    )
-    return width * height / smaller if smaller > 0 else 0.0
-
-
 def _suppress_duplicates(detections: list[Detection], iou_threshold: float) -> list[Detection]:
     """Keep the best-scoring box of one glyph: where two classes claim it (6 vs 9, +2 vs +4), and
     where one class boxed it twice, the looser box around the tighter one (NMS keeps such a pair when
     they overlap by less than half, and two such pairs would read as two cards)."""
     kept: list[Detection] = []
     for detection in sorted(detections, key=lambda d: -d.score):
-        box = np.asarray(detection.box)
-        if kept and box_iou(box, np.asarray([k.box for k in kept])).max() > iou_threshold:
-            continue
-        if any(
-            k.class_name == detection.class_name and _overlap_of_smaller(detection.box, k.box) >= 0.5
-            for k in kept
-        ):
-            continue
+        if kept:
+            box, boxes = np.asarray(detection.box), np.asarray([k.box for k in kept])
+            same_class = np.asarray([k.class_name == detection.class_name for k in kept])
+            if (
+                box_iou(box, boxes).max() > iou_threshold
+                or (same_class & (box_overlap_of_smaller(box, boxes) >= NESTED_OVERLAP)).any()
+            ):
+                continue
         kept.append(detection)
     return kept
 
