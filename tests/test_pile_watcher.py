@@ -126,9 +126,9 @@ class CountingReader:
     def __init__(self, inner) -> None:
         self.inner, self.calls = inner, 0
 
-    def read(self, image_bgr):
+    def read(self, image_bgr, *, turned=False):
         self.calls += 1
-        return self.inner.read(image_bgr)
+        return self.inner.read(image_bgr, turned=turned)
 
 
 def test_still_table_costs_no_reads() -> None:
@@ -171,7 +171,7 @@ class ScriptedReader:
     def __init__(self, answers: list[list[Card]]) -> None:
         self.answers, self.calls = answers, 0
 
-    def read(self, image_bgr):
+    def read(self, image_bgr, *, turned=False):
         answer = self.answers[min(self.calls, len(self.answers) - 1)]
         self.calls += 1
         return answer

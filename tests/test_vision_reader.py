@@ -6,6 +6,7 @@ the detections are the renderer's own label boxes, so these tests check the read
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -396,3 +397,91 @@ def test_both_corners_boxed_twice_are_still_one_card(reader):
         loose.append(Detection((x1 - 0.6 * w, y1, x2, y2 + 0.4 * h), corner.class_id, corner.class_name, 0.5))
     seen = reader.cards_from_detections(canvas, [*card.indices, *loose])
     assert [c.name for c in seen] == ["red-2"]
+
+
+@pytest.mark.parametrize("name", ["blue-9", "yellow-7"])
+def test_a_corner_boxed_again_over_its_colourblind_symbol_is_no_second_card(reader, name):
+    """Seen on laid-out hands of the colour-blind deck: the detector boxes each corner's glyph once
+    more, shifted onto the symbol printed beside it; the two shifted boxes paired into a second card."""
+    canvas = table(300, 260)
+    card = paste(canvas, name, 50, 40, height=200, colourblind=True)
+    symbols = [d for d in card.detections if d.class_name.startswith("cb-")]
+    shifted = []
+    for corner in card.indices:
+        (cx, cy) = corner.centre
+        sx, sy = min((s.centre for s in symbols), key=lambda centre: math.dist(centre, corner.centre))
+        dx, dy = 0.7 * (sx - cx), 0.7 * (sy - cy)
+        x1, y1, x2, y2 = corner.box
+        shifted.append(
+            Detection((x1 + dx, y1 + dy, x2 + dx, y2 + dy), corner.class_id, corner.class_name, 0.4)
+        )
+    assert box_iou(np.asarray(shifted[0].box), np.asarray([card.indices[0].box]))[0] < 0.5  # NMS keeps both
+    seen = reader.cards_from_detections(canvas, [*card.detections, *shifted])
+    assert [c.name for c in seen] == [name]
+
+
+def test_a_corner_also_read_as_another_symbol_in_a_looser_box_is_no_second_card(reader):
+    """Seen on laid-out hands: a 7 boxed tightly and, around it, loosely as a 1 (IoU 0.6, so NMS and a
+    plain IoU test keep both); the loose 1 became a red 1 of its own."""
+    canvas = table(300, 260)
+    card = paste(canvas, "blue-7", 50, 40, height=200)
+    corner = card.indices[1]
+    x1, y1, x2, y2 = corner.box
+    w, h = x2 - x1, y2 - y1
+    loose = Detection((x1 - 0.45 * w, y1 - 0.05 * h, x2, y2 + 0.1 * h), CLASS_NAMES.index("1"), "1", 0.4)
+    assert box_iou(np.asarray(loose.box), np.asarray([corner.box]))[0] < 0.65
+    seen = reader.cards_from_detections(canvas, [*card.indices, loose])
+    assert [c.name for c in seen] == ["blue-7"]
+
+
+class TurnAwareDetector:
+    """Test double that reports the pasted cards' boxes where they lie in the picture it is given:
+    the original, or the original turned by 90° clockwise."""
+
+    def __init__(self, picture: np.ndarray, detections: list[Detection]) -> None:
+        self.picture, self.truth, self.imgsz, self.class_names, self.turned_calls = (
+            picture,
+            detections,
+            320,
+            CLASS_NAMES,
+            0,
+        )
+
+    def detect(self, view: np.ndarray) -> list[Detection]:
+        if view.shape == self.picture.shape and np.array_equal(view, self.picture):
+            return list(self.truth)
+        assert np.array_equal(view, np.rot90(self.picture, k=-1)), "expected the picture turned clockwise"
+        self.turned_calls += 1
+        height = self.picture.shape[0]
+        # A picture point (x, y) lies at (height - y, x) once the picture is turned clockwise.
+        return [
+            Detection(
+                (height - d.box[3], d.box[0], height - d.box[1], d.box[2]), d.class_id, d.class_name, d.score
+            )
+            for d in self.truth
+        ]
+
+
+def test_a_turned_read_answers_in_the_pictures_own_pixels():
+    canvas = table(300, 420)
+    cards = [paste(canvas, "green-4", 30, 40, seed=1), paste(canvas, "red-skip", 220, 70, seed=2)]
+    detector = TurnAwareDetector(canvas, [d for card in cards for d in card.detections])
+    reader = CardReader(detector)  # type: ignore[arg-type]
+    upright, turned = reader.read(canvas), reader.read(canvas, turned=True)
+    assert detector.turned_calls == 1
+    assert [c.name for c in turned] == [c.name for c in upright] == ["green-4", "red-skip"]
+    for a, b in zip(upright, turned, strict=True):
+        assert np.allclose(a.box, b.box)
+        assert np.allclose([d.box for d in a.indices], [d.box for d in b.indices])
+
+
+def test_tightly_fanned_cards_of_one_symbol_stay_two(reader):
+    """A real photo's hand: a yellow and a red +2 fanned so tightly that their indices lie 0.85 index
+    sizes apart, closer than the detector's shifted second boxes. Their colours tell them apart."""
+    canvas = table(300, 300)
+    first = paste(canvas, "yellow-draw2", 40, 40, height=200, seed=1)
+    corner = first.indices[0]
+    offset = round(0.85 * corner.size)
+    second = paste(canvas, "red-draw2", 40 + offset, 40, height=200, seed=2)
+    seen = reader.cards_from_detections(canvas, [corner, *second.indices])
+    assert sorted((c.name, len(c.indices)) for c in seen) == [("red-draw2", 2), ("yellow-draw2", 1)]

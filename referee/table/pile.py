@@ -66,9 +66,12 @@ class CardReading(Protocol):
 
 
 class ReadsCards(Protocol):
-    """Crop in, cards out: the vision reader, or an oracle in tests and benchmarks."""
+    """Crop in, cards out: the vision reader, or an oracle in tests and benchmarks.
 
-    def read(self, image_bgr: np.ndarray) -> Sequence[CardReading]: ...
+    ``turned``: look at the crop turned by 90° (a second opinion), answer in the crop's pixels.
+    """
+
+    def read(self, image_bgr: np.ndarray, *, turned: bool = False) -> Sequence[CardReading]: ...
 
 
 # --- events ------------------------------------------------------------------------------------
@@ -172,6 +175,9 @@ class WatcherSettings:
     pose_tolerance: float = 0.45  # an index moved by more than this × its size: a new pose
     arm_card_margin: float = 0.15  # the new card's box grown by this × its side, for the arm test
     arm_share_beyond_card: float = 0.5  # change from the zone's edge mostly beyond the card: an arm
+    #: Every second read looks at the crop turned by 90°. Reads of consecutive frames see nearly
+    #: the same picture and repeat a detector's misread; a turned view seldom repeats it.
+    turn_every_second_read: bool = True
 
 
 @dataclass(frozen=True)
@@ -303,7 +309,9 @@ class PileWatcher:
 
     def _read(self, crop_bgr: np.ndarray, small: np.ndarray, timestamp: float) -> list[PileEvent]:
         settings = self.settings
-        readings = [_as_seen(card, settings.pose_tolerance) for card in self.reader.read(crop_bgr)]
+        turned = settings.turn_every_second_read and self._reads_this_change % 2 == 1
+        cards = self.reader.read(crop_bgr, turned=turned)
+        readings = [_as_seen(card, settings.pose_tolerance) for card in cards]
         self.reads += 1
         if self._resume_top is not None:
             top = next((seen for seen in readings if seen.name == self._resume_top), None)

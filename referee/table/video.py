@@ -1121,7 +1121,8 @@ class OracleReader:
     def show(self, frame_index: int) -> None:
         self.frame_index = frame_index
 
-    def read(self, image_bgr: np.ndarray) -> list[Card]:
+    def read(self, image_bgr: np.ndarray, *, turned: bool = False) -> list[Card]:
+        """The cards the scene holds (``turned`` changes nothing: the truth has no point of view)."""
         self.calls += 1
         scene = self.video.scene(self.frame_index, self.zone)
         height, width = image_bgr.shape[:2]
