@@ -107,3 +107,22 @@ def test_vision_reader_is_colour_calibrated_per_table_when_asked(tmp_path) -> No
     )
     assert "calibrated" not in default_name
     assert make_default(video, "discard").colour_model != calibrated.colour_model
+
+
+def test_who_played_is_scored_as_the_app_names_players_by_their_arms() -> None:
+    """Turn plays teach each side; a jump-in from Ben's side is named, one from nowhere is not."""
+    from referee.table.bench import _score_who_played
+    from referee.table.video import CardPose, PileEventTruth
+
+    sides = {"A": 90.0, "B": 180.0, "C": -90.0}
+    plays = [(player, player, sides[player]) for player in "ABC" * 3]  # (by, on turn, arm)
+    plays += [("B", "A", 178.0), ("C", "A", 45.0), ("A", "A", 95.0)]
+    recognised, turns = [], []
+    for step, (by, on_turn, arm) in enumerate(plays):
+        truth = PileEventTruth("play", "red-5", by, step, 0, 0.0, 0, 0.0, CardPose(0, 0, 0), False)
+        recognised.append((truth, CardLanded("red-5", 1.0, (0, 0, 1, 1), (), 0.0, False, arm)))
+        turns.append(on_turn)
+    score = Score()
+    _score_who_played(score, recognised, turns)
+    assert (score.out_of_turn, score.out_of_turn_named) == (2, 1)
+    assert (score.turn_plays, score.turn_plays_given_away) == (10, 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -18,6 +19,7 @@ from referee.table.pile import (
     PileWatcher,
     read_laid_out,
 )
+from referee.table.seats import angle_between
 from referee.table.video import OracleReader, ReaderErrors, TableVideo, VideoSettings
 from referee.vision.classes import SYMBOL_CLASSES
 from referee.vision.detection import Detection
@@ -307,3 +309,17 @@ def test_an_identical_card_laid_almost_square_on_the_last_is_still_a_replay() ->
     events = show(watcher, reader, [first], one, start=1.0)
     events += show(watcher, reader, [second], with_card(one, 66, 56, value=200), start=2.0)
     assert landings(events) == [("red-7", False), ("red-7", True)]
+
+
+def test_each_landing_says_from_which_side_the_arm_reached_in(busy_game) -> None:
+    """The simulated players sit around the table; each arm crosses the zone's edge on its seat's side."""
+    video, events = busy_game
+    landed = [event for event in events if isinstance(event, CardLanded)]
+    seat_of = {name: seat for seat, name in enumerate(PLAYERS)}
+    for event, truth in zip(landed, video.truth.pile_events, strict=True):
+        if truth.by is None:
+            continue
+        seat_x, seat_y = video.seat_direction(seat_of[truth.by])
+        seat_deg = math.degrees(math.atan2(seat_y, seat_x))
+        assert event.reached_from_deg is not None
+        assert angle_between(event.reached_from_deg, seat_deg) < 30, (truth.by, event.reached_from_deg)

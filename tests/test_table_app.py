@@ -8,7 +8,7 @@ from gpiozero.pins.mock import MockFactory
 
 from hardware.buttons import ButtonName, GpioButtons
 from hardware.speaker import RecordingSpeaker
-from referee.rules import Setup, Table, observation_from_dict
+from referee.rules import Rules, Setup, Table, observation_from_dict
 from referee.table.app import RefereeApp
 from referee.table.journal import Journal
 from referee.table.phrases import PhraseBook
@@ -17,8 +17,8 @@ from referee.table.pile import CardLanded, CardUnreadable
 B = ButtonName
 
 
-def landed(card: str, t: float = 0.0) -> CardLanded:
-    return CardLanded(card, 0.95, (0, 0, 50, 80), ((5, 5), (45, 75)), timestamp=t, replayed=False)
+def landed(card: str, t: float = 0.0, from_deg: float | None = None) -> CardLanded:
+    return CardLanded(card, 0.95, (0, 0, 50, 80), ((5, 5), (45, 75)), t, False, reached_from_deg=from_deg)
 
 
 def make_app(
@@ -192,3 +192,43 @@ def test_every_button_after_the_round_ended_is_answered_not_raised():
         verdict = app.on_button(button)
         assert verdict is None or isinstance(verdict.ok, bool)
     assert app.verdicts[-1][0].to_dict().get("by") in ("Ben", "Clara", None)
+
+
+SIDES = {"Anna": 90.0, "Ben": 180.0, "Clara": -90.0}  # where each one's arm crosses the zone's edge
+
+
+def learnt_sides_app(rules: object = "official") -> RefereeApp:
+    """Three rounds of turn plays, each arm from its player's side (with some scatter)."""
+    app = make_app(rules)
+    app.on_pile(landed("red-4"))
+    for k, number in enumerate("567856785"):
+        player = app.table.turn
+        assert app.on_pile(landed(f"red-{number}", from_deg=SIDES[player] + (-1) ** k * 8)).ok
+    return app
+
+
+def test_a_jump_in_is_the_card_of_the_player_whose_arm_brought_it():
+    app = learnt_sides_app(Rules.preset("official", jump_in=True))
+    assert app.table.turn == "Anna"
+    verdict = app.on_pile(landed("red-5", from_deg=SIDES["Ben"] - 5))  # Ben jumps in on Clara's red 5
+    assert verdict.ok
+    assert app.verdicts[-1][0].by == "Ben"
+    assert app.table.counts["Ben"] == app.table.counts["Anna"] - 1
+    assert app.table.turn == "Clara"  # play goes on after the one who jumped in
+    assert any("Ben" in sentence and "jumps in" in sentence for sentence in said(app))
+
+
+def test_a_card_from_another_side_without_jump_in_is_refused_as_out_of_turn():
+    app = learnt_sides_app()
+    verdict = app.on_pile(landed("red-6", from_deg=SIDES["Clara"]))
+    assert not verdict.ok and verdict.reason == "not_your_turn"
+    assert app.table.turn == "Anna"
+
+
+def test_from_the_turns_own_side_or_an_unclear_side_the_card_stays_the_turns():
+    app = learnt_sides_app()
+    assert app.on_pile(landed("red-6", from_deg=SIDES["Anna"] + 20)).ok
+    assert app.verdicts[-1][0].by is None
+    assert app.table.turn == "Ben"
+    assert app.on_pile(landed("red-7", from_deg=135.0)).ok  # between Ben's and Anna's sides
+    assert app.verdicts[-1][0].by is None

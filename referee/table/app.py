@@ -3,7 +3,9 @@
 Every input becomes one typed observation for the pure rules core; the verdict is journalled
 *before* it is spoken (a pulled plug loses nothing that was announced) and its events are turned
 into sentences by the phrase book. The app holds no game state of its own beyond the open
-"which player?" prompt: the rules core is the single source of truth.
+"which player?" prompt: the rules core is the single source of truth. It does learn from which
+side each player reaches for the pile (:mod:`referee.table.seats`), so that a card brought from
+another player's side than the turn's (a jump-in) is that player's.
 
 Buttons mean what the table needs at that moment (the core's ``waiting_for``):
 
@@ -42,6 +44,7 @@ from hardware.camera import CameraBack, CameraLost
 from hardware.speaker import Announcer
 from referee.rules import (
     Accept,
+    Card,
     Catch,
     Challenge,
     ChooseColour,
@@ -62,6 +65,7 @@ from referee.rules import (
 from referee.table.journal import Journal
 from referee.table.phrases import PhraseBook
 from referee.table.pile import CardLanded, CardUnreadable, PileEvent
+from referee.table.seats import SeatDirections
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +103,7 @@ class RefereeApp:
         self.game_id = game_id
         self.read_scoring_zone = read_scoring_zone
         self.prompt: _Prompt | None = None
+        self.seats = SeatDirections()  # which side each player reaches in from, learnt as they play
         #: Every verdict in order, for summaries and tests.
         self.verdicts: list[tuple[Observation, Verdict]] = []
 
@@ -108,13 +113,26 @@ class RefereeApp:
         """A card landed on the discard pile (a flip when the dealer owes one), or the watcher needs help."""
         if isinstance(event, CardLanded):
             card = parse_card(event.card)
-            observation = Flip(card) if self.table.waiting_for in ("flip", "next_round") else Play(card)
-            return self.submit(observation)
+            if self.table.waiting_for in ("flip", "next_round"):
+                return self.submit(Flip(card))
+            return self._play(card, event.reached_from_deg)
         if isinstance(event, CardUnreadable):
             self.say(self.phrases.message("straighten_card"))
         else:  # a refused card taken back, or the pile gathered up: the rules already know
             log.debug("pile event needs no verdict: %r", event)
         return None
+
+    def _play(self, card: Card, reached_from_deg: float | None) -> Verdict:
+        """A played card: the player on turn's, unless the arm clearly came from another player's
+        side (a jump-in, or a play out of turn); accepted turn plays teach the players' sides."""
+        on_turn = self.table.turn
+        if reached_from_deg is None or on_turn is None:
+            return self.submit(Play(card))
+        by = self.seats.reached_by(reached_from_deg, on_turn)
+        verdict = self.submit(Play(card, by=by))
+        if verdict.ok and by is None:
+            self.seats.learn(on_turn, reached_from_deg)
+        return verdict
 
     def on_camera(self, event: CameraLost | CameraBack) -> None:
         self.say(self.phrases.message("camera_lost" if isinstance(event, CameraLost) else "camera_back"))

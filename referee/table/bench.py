@@ -29,6 +29,7 @@ import argparse
 import math
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +50,15 @@ from referee.table.pile import (
     ReadsCards,
     read_laid_out,
 )
-from referee.table.video import OracleReader, ReaderErrors, TableVideo, VideoSettings, with_table_colours
+from referee.table.seats import SeatDirections
+from referee.table.video import (
+    OracleReader,
+    PileEventTruth,
+    ReaderErrors,
+    TableVideo,
+    VideoSettings,
+    with_table_colours,
+)
 from referee.vision.options import add_detector_arguments, add_reader_arguments
 from referee.vision.reader import CardReader
 
@@ -147,6 +156,13 @@ class Score:
     take_backs_seen: int = 0
     reveals: int = 0
     reveals_exact: int = 0
+    reveal_cards: int = 0
+    reveal_cards_missed: int = 0
+    reveal_cards_extra: int = 0
+    turn_plays: int = 0  # plays by the player on turn, with an arm direction
+    turn_plays_given_away: int = 0  # … that the arm's direction gave to another player
+    out_of_turn: int = 0  # plays by another player (jump-ins), with an arm direction
+    out_of_turn_named: int = 0  # … that the arm's direction gave to the right player
     reads: int = 0
     false_examples: list[str] = field(default_factory=list)
     missed_examples: list[str] = field(default_factory=list)
@@ -180,12 +196,22 @@ def count_turns(steps: Sequence[dict]) -> int:
     return turns
 
 
-def score_game(video: TableVideo, events: Sequence[PileEvent], reveals_read: Sequence[list[str]]) -> Score:
-    """Compare the watcher's events with the video's truth (see the module docstring)."""
+def score_game(
+    video: TableVideo,
+    events: Sequence[PileEvent],
+    reveals_read: Sequence[list[str]],
+    turns: Sequence[str | None] | None = None,
+) -> Score:
+    """Compare the watcher's events with the video's truth (see the module docstring).
+
+    ``turns``: the player on turn before each step (the simulator's truth); with it, the arm
+    directions of the recognised plays are scored as the app uses them to tell who played.
+    """
     truth = video.truth
     score = Score(games=1, frames=video.frame_count, video_s=video.duration_s, turns=count_turns(video.steps))
     landings = truth.pile_events
     matched = [False] * len(landings)
+    recognised: list[tuple[PileEventTruth, CardLanded]] = []
     score.landings = len(landings)
     score.replays = sum(event.identical_replay for event in landings)
     landed_times = [event.landed_s for event in landings]
@@ -195,6 +221,7 @@ def score_game(video: TableVideo, events: Sequence[PileEvent], reveals_read: Seq
             expected = landings[slot] if slot >= 0 else None
             if expected is not None and not matched[slot] and expected.card == event.card:
                 matched[slot] = True
+                recognised.append((expected, event))
                 score.latencies.append(event.timestamp - expected.hand_left_s)
             else:
                 score.false_plays += 1
@@ -225,10 +252,34 @@ def score_game(video: TableVideo, events: Sequence[PileEvent], reveals_read: Seq
     score.clears = sum(d.kind == "clear-pile" for d in truth.disturbances)
     score.take_backs = sum(d.kind == "take-back" for d in truth.disturbances)
     score.reveals = len(truth.reveals)
-    score.reveals_exact = sum(
-        sorted(r.cards) == read for r, read in zip(truth.reveals, reveals_read, strict=True)
-    )
+    for reveal, read in zip(truth.reveals, reveals_read, strict=True):
+        score.reveals_exact += sorted(reveal.cards) == read
+        score.reveal_cards += len(reveal.cards)
+        score.reveal_cards_missed += (Counter(reveal.cards) - Counter(read)).total()
+        score.reveal_cards_extra += (Counter(read) - Counter(reveal.cards)).total()
+    if turns is not None:
+        _score_who_played(score, recognised, turns)
     return score
+
+
+def _score_who_played(
+    score: Score, recognised: Sequence[tuple[PileEventTruth, CardLanded]], turns: Sequence[str | None]
+) -> None:
+    """Replay the app's use of arm directions (:meth:`RefereeApp._play`) over the recognised plays."""
+    seats = SeatDirections()
+    for truth, event in recognised:
+        on_turn = turns[truth.step]
+        if truth.kind != "play" or truth.by is None or on_turn is None or event.reached_from_deg is None:
+            continue
+        named = seats.reached_by(event.reached_from_deg, on_turn) or on_turn
+        if truth.by == on_turn:
+            score.turn_plays += 1
+            score.turn_plays_given_away += named != on_turn
+        else:
+            score.out_of_turn += 1
+            score.out_of_turn_named += named == truth.by
+        if named == on_turn:
+            seats.learn(on_turn, event.reached_from_deg)
 
 
 # --- running ------------------------------------------------------------------------------------
@@ -382,7 +433,8 @@ def run(args: argparse.Namespace) -> int:
             truth_path, calibration_path = video.write(args.save)
             print(f"wrote {args.save}, {truth_path} and {calibration_path}", file=sys.stderr)
         events, reveals_read, reads = watch_video(video, make_reader)
-        score = score_game(video, events, reveals_read)
+        turns = [None, *(step.truth.turn for step in steps[:-1])]
+        score = score_game(video, events, reveals_read, turns)
         score.reads = reads
         total.add(score)
         print(
@@ -415,8 +467,12 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
         f"{total.straighten_spurious} spurious",
         f"'pile cleared' {total.clears_seen} for {total.clears} clears; "
         f"'taken back' {total.take_backs_seen} for {total.take_backs} cards taken back",
-        f"reveals read exactly: {total.reveals_exact}/{total.reveals}; reader calls {total.reads} "
-        f"({total.reads / max(1, total.frames):.3f} per frame), {idle_reads} while idle",
+        f"reveals read exactly: {total.reveals_exact}/{total.reveals} ({total.reveal_cards} cards: "
+        f"{total.reveal_cards_missed} missed, {total.reveal_cards_extra} extra)",
+        f"who played, from the arm's side: {total.out_of_turn_named}/{total.out_of_turn} out-of-turn plays "
+        f"named, {total.turn_plays_given_away}/{total.turn_plays} turn plays given to another player",
+        f"reader calls {total.reads} ({total.reads / max(1, total.frames):.3f} per frame), "
+        f"{idle_reads} while idle",
     ]
     lines += [f"false: {text}" for text in total.false_examples[:5]]
     lines += [f"missed: {text}" for text in total.missed_examples[:5]]

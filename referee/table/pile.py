@@ -87,6 +87,9 @@ class CardLanded:
     index_centres: tuple[tuple[float, float], ...]  # its corner indices, crop pixels: its pose
     timestamp: float
     replayed: bool
+    #: Where the arm that brought it crossed the zone's edge, as an angle around the zone's centre
+    #: (degrees in crop pixels: 0 = right edge, 90 = bottom edge); None when no arm was seen.
+    reached_from_deg: float | None = None
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,7 @@ class WatcherSettings:
     #: Every second read looks at the crop turned by 90°. Reads of consecutive frames see nearly
     #: the same picture and repeat a detector's misread; a turned view seldom repeats it.
     turn_every_second_read: bool = True
+    arm_edge_pixels: int = 3  # changed pixels on the zone's edge (64×64 picture) that make an arm
 
 
 @dataclass(frozen=True)
@@ -262,6 +266,7 @@ class PileWatcher:
         self._next_read = -math.inf
         self._reads_this_change = 0
         self._streak: tuple[tuple[str | None, _Seen | None], int] = ((None, None), 0)
+        self._arm = np.zeros(2)  # sum of unit vectors towards where arms crossed the zone's edge
 
     def resume_on(self, top: str, older: Iterable[str] = ()) -> None:
         """A resumed game: the cards on the pile at the first settled read are already judged.
@@ -288,6 +293,7 @@ class PileWatcher:
             self._last_motion = timestamp
             self._dirty = True
             self._reading_since = None
+            self._track_arm(small)
             return []
         if not self._dirty or timestamp - self._last_motion < gate.settle_s:
             return []
@@ -453,9 +459,12 @@ class PileWatcher:
         if self._reference is not None:
             snapshot = _Snapshot(self._reference, self._top, self._seen)
             self._before_landings = [*self._before_landings[-7:], snapshot]
+        reached_from = math.degrees(math.atan2(self._arm[1], self._arm[0])) if self._arm.any() else None
         self._top = card
         self._accept(readings, small)
-        return CardLanded(card.name, card.confidence, card.box, card.points, timestamp, replayed)
+        return CardLanded(
+            card.name, card.confidence, card.box, card.points, timestamp, replayed, reached_from
+        )
 
     def _accept(self, readings: list[_Seen], small: np.ndarray) -> None:
         """The settled picture is accounted for: remember what was visible on it (with the corners
@@ -472,10 +481,32 @@ class PileWatcher:
         self._seen = (merged, self._seen[0])
         self._settle(small)
 
+    def _track_arm(self, small: np.ndarray) -> None:
+        """Note where a change crosses the zone's edge (an arm reaching in), as a direction from the
+        zone's centre weighted by how much of the edge it covers; the landing reports the sum."""
+        if self._reference is None:
+            return
+        changed = self.gate.changed(self._reference, small)
+        rows, columns = np.nonzero(changed & self._edge_ring(changed.shape))
+        if len(rows) < self.settings.arm_edge_pixels:
+            return
+        centre_y, centre_x = (changed.shape[0] - 1) / 2, (changed.shape[1] - 1) / 2
+        direction = np.array([columns.mean() - centre_x, rows.mean() - centre_y])
+        length = float(np.hypot(*direction))
+        if length > 0:
+            self._arm += len(rows) * direction / length
+
+    @staticmethod
+    def _edge_ring(shape: tuple[int, ...], width: int = 2) -> np.ndarray:
+        ring = np.ones(shape, bool)
+        ring[width:-width, width:-width] = False
+        return ring
+
     def _settle(self, small: np.ndarray) -> None:
         self._reference = small
         self._dirty = False
         self._reading_since = None
+        self._arm = np.zeros(2)
 
 
 def _inside(point: tuple[float, float], region: np.ndarray, crop_shape: tuple[int, ...]) -> bool:

@@ -507,13 +507,13 @@ class TableVideo:
             self._sprites[name] = sprite
         return sprite
 
-    def _seat_direction(self, seat: int) -> tuple[float, float]:
+    def seat_direction(self, seat: int) -> tuple[float, float]:
         """Unit vector (table mm) from the table centre towards a seat; seat 0 sits at the near side."""
         angle = math.pi / 2 + 2 * math.pi * seat / len(self.players)
         return math.cos(angle), math.sin(angle)
 
     def _seat_hand(self, seat: int, rng: np.random.Generator) -> _SeatHand:
-        direction = self._seat_direction(seat)
+        direction = self.seat_direction(seat)
         width, height = self.settings.frame_size
         side = 2 * round(math.hypot(width, height) * 0.62)
         centre = side / 2
