@@ -485,3 +485,16 @@ def test_tightly_fanned_cards_of_one_symbol_stay_two(reader):
     second = paste(canvas, "red-draw2", 40 + offset, 40, height=200, seed=2)
     seen = reader.cards_from_detections(canvas, [corner, *second.indices])
     assert sorted((c.name, len(c.indices)) for c in seen) == [("red-draw2", 2), ("yellow-draw2", 1)]
+
+
+def test_a_lone_index_cut_by_the_pictures_edge_is_not_read(reader):
+    """Seen on an empty held-out scene: a green 2 lay beyond the frame, its index cut in half by the
+    top edge, and the half glyph was read as a 1. With its other corner in view the card still counts."""
+    canvas = table(300, 260)
+    card = paste(canvas, "green-2", 50, 0, height=200)
+    top_left, bottom_right = card.indices
+    x1, y1, x2, y2 = top_left.box
+    cut = Detection((x1, 0.0, x2, (y1 + y2) / 2), top_left.class_id, top_left.class_name, 0.8)
+    assert reader.cards_from_detections(canvas, [cut]) == []
+    (seen,) = reader.cards_from_detections(canvas, [cut, bottom_right])
+    assert seen.name == "green-2" and len(seen.indices) == 2

@@ -156,6 +156,9 @@ class CardReader:
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
         indices = [index for d in symbols if (index := self._index(image_bgr, d, colourblind)) is not None]
         groups = _without_echoes(self._pair(_without_shifted_twins(indices, self.settings)), self.settings)
+        groups = [
+            group for group in groups if len(group) == 2 or not _cut_by_the_edge(group[0], image_bgr.shape)
+        ]
         cards = [self._card(group, image_bgr.shape) for group in groups]
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
 
@@ -248,6 +251,14 @@ class CardReader:
         x2, y2 = boxes[:, 2:].max(axis=0) + grow
         height, width = image_shape[:2]
         return float(max(0.0, x1)), float(max(0.0, y1)), float(min(width, x2)), float(min(height, y2))
+
+
+def _cut_by_the_edge(index: _Index, image_shape: tuple[int, ...]) -> bool:
+    """Whether a lone index touches the picture's edge: its glyph may be cut (a cut 2 reads as a 1),
+    and with no second corner to confirm it the card is not read."""
+    height, width = image_shape[:2]
+    x1, y1, x2, y2 = index.detection.box
+    return x1 <= 1 or y1 <= 1 or x2 >= width - 1 or y2 >= height - 1
 
 
 def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) -> list[tuple[_Index, ...]]:
