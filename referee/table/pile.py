@@ -219,6 +219,16 @@ def _same_card(seen: _Seen, known: _Seen) -> bool:
     return all(near) if len(seen.points) > 1 and len(known.points) > 1 else any(near)
 
 
+def _same_landing(seen: _Seen, earlier: _Seen) -> bool:
+    """Two reads of one new card: the same name with a corner in common. Looser than
+    :func:`_same_card`: where two identical cards lie, the upright and the turned view may pair
+    their corners differently, and each pairing is a fair reading of the one card that landed."""
+    limit = max(seen.tolerance, earlier.tolerance)
+    return seen.name == earlier.name and any(
+        math.dist(p, q) <= limit for p in seen.points for q in earlier.points
+    )
+
+
 def _merged(seen: _Seen, known: _Seen) -> _Seen:
     """``seen`` with the known card's other index positions added (one read may miss one corner)."""
     limit = max(seen.tolerance, known.tolerance)
@@ -332,7 +342,7 @@ class PileWatcher:
         (last_verdict, last_subject), count = self._streak
         same = last_verdict == verdict
         if same and subject is not None:
-            same = last_subject is not None and _same_card(subject, last_subject)
+            same = last_subject is not None and _same_landing(subject, last_subject)
         self._streak = ((verdict, subject), count + 1 if same else 1)
         if self._streak[1] >= settings.confirm_reads:
             if verdict == "new":
