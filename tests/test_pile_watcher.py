@@ -323,3 +323,31 @@ def test_each_landing_says_from_which_side_the_arm_reached_in(busy_game) -> None
         seat_deg = math.degrees(math.atan2(seat_y, seat_x))
         assert event.reached_from_deg is not None
         assert angle_between(event.reached_from_deg, seat_deg) < 30, (truth.by, event.reached_from_deg)
+
+
+class TwoViewReader:
+    """Answers the upright and the turned view differently, as the network may."""
+
+    def __init__(self, upright: list[Card], turned: list[Card]) -> None:
+        self.upright, self.turned, self.views = upright, turned, []
+
+    def read(self, image_bgr, *, turned=False):
+        self.views.append(turned)
+        return self.turned if turned else self.upright
+
+
+def test_reads_alternate_views_and_a_replay_paired_differently_in_each_still_lands_once() -> None:
+    """Seen in a simulated game: a red 2 on a red 2. Upright, the reader pairs each card's corners;
+    turned, it pairs the old card's corners with the new card's. Both name a new red 2 with a
+    corner where the new card lies: one replay, not a stalemate ending in "straighten the card"."""
+    old = card("red-2", [(60, 50), (100, 130)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [old], one, start=1.0)) == [("red-2", False)]
+    new = card("red-2", [(110, 60), (150, 140)])
+    crossed = [card("red-2", [(60, 50), (150, 140)]), card("red-2", [(100, 130), (110, 60)])]
+    two_views = TwoViewReader([old, new], crossed)
+    watcher.reader = two_views
+    events = feed(watcher, [with_card(one, 90, 40, value=200)] * 8, start=2.0)
+    assert landings(events) == [("red-2", True)]
+    assert two_views.views[:2] == [False, True]
