@@ -123,6 +123,6 @@ def test_who_played_is_scored_as_the_app_names_players_by_their_arms() -> None:
         recognised.append((truth, CardLanded("red-5", 1.0, (0, 0, 1, 1), (), 0.0, False, arm)))
         turns.append(on_turn)
     score = Score()
-    _score_who_played(score, recognised, turns)
+    _score_who_played(score, recognised, turns, ["A", "B", "C"])
     assert (score.out_of_turn, score.out_of_turn_named) == (2, 1)
     assert (score.turn_plays, score.turn_plays_given_away) == (10, 0)

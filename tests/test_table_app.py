@@ -232,3 +232,15 @@ def test_from_the_turns_own_side_or_an_unclear_side_the_card_stays_the_turns():
     assert app.table.turn == "Ben"
     assert app.on_pile(landed("red-7", from_deg=135.0)).ok  # between Ben's and Anna's sides
     assert app.verdicts[-1][0].by is None
+
+
+def test_before_sides_are_learnt_the_seating_order_tells_them():
+    """Players sit clockwise in the configured order: after Anna's first card, Clara's side is a
+    third of a turn further on, and her jump-in on the very next card is hers."""
+    app = make_app(Rules.preset("official", jump_in=True))
+    app.on_pile(landed("red-4"))
+    assert app.on_pile(landed("red-5", from_deg=SIDES["Anna"])).ok
+    assert app.table.turn == "Ben"
+    assert app.on_pile(landed("red-5", from_deg=SIDES["Anna"] + 240 + 10)).ok
+    assert app.verdicts[-1][0].by == "Clara"
+    assert app.table.turn == "Anna"

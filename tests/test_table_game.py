@@ -74,6 +74,13 @@ def test_demo_referees_a_simulated_round_like_the_truth():
     assert any("turn" in text for text, _ in speaker.said)
 
 
+def test_demo_with_jump_ins_names_who_jumped_in_by_the_arms_side():
+    """Two jump-ins in this round: given to the player on turn, hand sizes and scores would drift."""
+    report = run_demo(None, RecordingSpeaker(), seed=1, settings=SMALL, jump_in=True)
+    assert report.plays_recognised == report.plays_true and not report.rejected
+    assert report.final_counts_match and report.scores_match
+
+
 @pytest.fixture
 def table_setup(tmp_path):
     video = TableVideo(STEPS, PLAYERS, seed=5, settings=SMALL)

@@ -12,6 +12,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--language", choices=["de", "nl", "en"], default="en")
     parser.add_argument("--rules", default="official", help="rules preset (official, spielhilfe, …)")
+    parser.add_argument(
+        "--jump-in",
+        action="store_true",
+        help="play with the jump-in rule: the referee tells who jumped in by the side the arm came from",
+    )
     parser.add_argument("--seed", type=int, default=1, help="which simulated game")
     parser.add_argument("--no-speech", action="store_true", help="console only")
     parser.add_argument(
@@ -44,6 +49,7 @@ def handle(args: argparse.Namespace) -> int:
             speaker,
             language=args.language,
             preset=args.rules,
+            jump_in=args.jump_in,
             seed=args.seed,
             journal=journal,
             speed=speed or None,

@@ -103,7 +103,9 @@ class RefereeApp:
         self.game_id = game_id
         self.read_scoring_zone = read_scoring_zone
         self.prompt: _Prompt | None = None
-        self.seats = SeatDirections()  # which side each player reaches in from, learnt as they play
+        self.seats = SeatDirections(
+            table.players
+        )  # which side each player reaches in from, learnt as they play
         #: Every verdict in order, for summaries and tests.
         self.verdicts: list[tuple[Observation, Verdict]] = []
 

@@ -258,15 +258,18 @@ def score_game(
         score.reveal_cards_missed += (Counter(reveal.cards) - Counter(read)).total()
         score.reveal_cards_extra += (Counter(read) - Counter(reveal.cards)).total()
     if turns is not None:
-        _score_who_played(score, recognised, turns)
+        _score_who_played(score, recognised, turns, video.players)
     return score
 
 
 def _score_who_played(
-    score: Score, recognised: Sequence[tuple[PileEventTruth, CardLanded]], turns: Sequence[str | None]
+    score: Score,
+    recognised: Sequence[tuple[PileEventTruth, CardLanded]],
+    turns: Sequence[str | None],
+    players: Sequence[str],
 ) -> None:
     """Replay the app's use of arm directions (:meth:`RefereeApp._play`) over the recognised plays."""
-    seats = SeatDirections()
+    seats = SeatDirections(players)
     for truth, event in recognised:
         on_turn = turns[truth.step]
         if truth.kind != "play" or truth.by is None or on_turn is None or event.reached_from_deg is None:

@@ -113,6 +113,7 @@ def run_demo(
     *,
     language: str = "en",
     preset: str = "official",
+    jump_in: bool = False,
     seed: int = 1,
     settings: VideoSettings | None = None,
     journal: Journal | None = None,
@@ -125,7 +126,7 @@ def run_demo(
     but the vision, which is what tests of the table logic need.
     """
     players = DEMO_PLAYERS[language]
-    rules = Rules.preset(preset)
+    rules = Rules.preset(preset, jump_in=True) if jump_in else Rules.preset(preset)
     steps = simulate_round(players, rules, seed)
     video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings)
     table = Table.deal(players, rules, dealer=players[-1])
