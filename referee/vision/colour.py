@@ -94,8 +94,9 @@ class ColourModel:
     weak: float = 0.3  # below: no usable hue (then only a colour-blind symbol can tell)
     full_coverage: float = 0.2  # a share of print-colour pixels this large counts as full evidence
     min_dark_share: float = 0.15  # the share of dark pixels that makes a field black
-    #: Uncalibrated: scale each index's surroundings so its white ink becomes neutral white, which
-    #: undoes a lamp's tint and a dim room. A calibrated model measured the room as it is: off.
+    #: Scale each index's surroundings so its white ink becomes neutral white, which undoes a lamp's
+    #: tint, a dim room and the lamp's drift. Calibration measures the deck's colours the same way,
+    #: so its centres describe the print, not one moment's light.
     auto_white: bool = True
 
     def __post_init__(self) -> None:
@@ -122,7 +123,7 @@ class ColourModel:
         for colour in COLOURS:
             if colour not in samples:
                 raise UserError(f"colour samples lack {colour}: show a {colour} card during calibration")
-            lab = _to_lab(samples[colour])
+            lab = _to_lab(base.balanced(samples[colour]))
             chroma = _chroma(lab)
             usable = lab[chroma >= 10]
             if len(usable) < 20:
@@ -137,9 +138,13 @@ class ColourModel:
         changes: dict[str, object] = {
             "centres": centres,
             "min_chroma": float(np.clip(weakest_chroma * 0.6, 10.0, 40.0)),
-            # White ink is lighter than the lightest print colour (yellow) in any light.
-            "min_light_lightness": float(0.8 * max(lab[0] for lab in centres.values())),
         }
+        if base.auto_white:
+            # Every read is balanced to its own white ink, so white and black sit where the base
+            # model expects them; the room's light only ever moved the print colours.
+            return replace(base, **changes)
+        # White ink is lighter than the lightest print colour (yellow) in any light.
+        changes["min_light_lightness"] = float(0.8 * max(lab[0] for lab in centres.values()))
         if BLACK in samples:
             # A wild card's field is mostly black, with a four-colour oval and white print on it:
             # the neutral pixels' lower majority is the black, and the ceiling sits a bit above it.
@@ -154,7 +159,7 @@ class ColourModel:
         else:  # in a dim room the darkest print colour (blue) must not pass for a black field
             darkest = min(lab[0] for lab in centres.values())
             changes["max_dark_lightness"] = float(min(base.max_dark_lightness, 0.6 * darkest))
-        return replace(base, auto_white=False, **changes)
+        return replace(base, **changes)
 
     # --- reading pixels -------------------------------------------------------------------------
 
@@ -192,8 +197,7 @@ class ColourModel:
         crop = field_crop(image_bgr, box, margin)
         if crop.size == 0:
             return ColourVotes()
-        if self.auto_white:
-            crop = _balance_to_white(crop)
+        crop = self.balanced(crop)
         levels = (crop >> _LUT_SHIFT).reshape(-1, 3).astype(np.int32)
         flat = (levels[:, 0] * (256 >> _LUT_SHIFT) + levels[:, 1]) * (256 >> _LUT_SHIFT) + levels[:, 2]
         counts = np.bincount(self._bgr_table.ravel()[flat], minlength=_OTHER + 1)
@@ -203,6 +207,10 @@ class ColourModel:
             int(counts[_LIGHT]),
             int(counts.sum()),
         )
+
+    def balanced(self, pixels_bgr: np.ndarray) -> np.ndarray:
+        """Pixels as this model compares them: scaled so their white ink is neutral (``auto_white``)."""
+        return _balance_to_white(pixels_bgr) if self.auto_white else pixels_bgr
 
     def read(self, votes: ColourVotes) -> ColourReading:
         """Decide: black field, one print colour (with a confidence), or no evidence at all."""
