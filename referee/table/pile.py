@@ -19,6 +19,11 @@ runs on a few settled frames until it has seen the same thing twice:
   that keep disagreeing) → one :class:`CardUnreadable` ("please straighten the card"), never a
   guess, and not again until the zone moves.
 
+Every second read of a change looks at the crop turned by 90°, so the two agreeing reads are two
+views and a detector's misread of one view must repeat in the other. While a hand moves in the
+zone, the watcher notes where the change crosses the zone's edge: each landing reports from which
+side the arm reached in, which tells the app who played (:mod:`referee.table.seats`).
+
 The reader is injected (:class:`ReadsCards`): the product passes the vision
 :class:`~referee.vision.reader.CardReader`, tests and the bench pass the table video's
 :class:`~referee.table.video.OracleReader`.
@@ -277,6 +282,9 @@ class PileWatcher:
         self._reads_this_change = 0
         self._streak: tuple[tuple[str | None, _Seen | None], int] = ((None, None), 0)
         self._arm = np.zeros(2)  # sum of unit vectors towards where arms crossed the zone's edge
+        size = self.settings.gate.size
+        self._edge = np.ones((size, size), bool)  # the small picture's outer two pixels
+        self._edge[2:-2, 2:-2] = False
 
     def resume_on(self, top: str, older: Iterable[str] = ()) -> None:
         """A resumed game: the cards on the pile at the first settled read are already judged.
@@ -497,7 +505,7 @@ class PileWatcher:
         if self._reference is None:
             return
         changed = self.gate.changed(self._reference, small)
-        rows, columns = np.nonzero(changed & self._edge_ring(changed.shape))
+        rows, columns = np.nonzero(changed & self._edge)
         if len(rows) < self.settings.arm_edge_pixels:
             return
         centre_y, centre_x = (changed.shape[0] - 1) / 2, (changed.shape[1] - 1) / 2
@@ -505,12 +513,6 @@ class PileWatcher:
         length = float(np.hypot(*direction))
         if length > 0:
             self._arm += len(rows) * direction / length
-
-    @staticmethod
-    def _edge_ring(shape: tuple[int, ...], width: int = 2) -> np.ndarray:
-        ring = np.ones(shape, bool)
-        ring[width:-width, width:-width] = False
-        return ring
 
     def _settle(self, small: np.ndarray) -> None:
         self._reference = small
