@@ -187,6 +187,7 @@ class WatcherSettings:
     #: the same picture and repeat a detector's misread; a turned view seldom repeats it.
     turn_every_second_read: bool = True
     arm_edge_pixels: int = 3  # changed pixels on the zone's edge (64×64 picture) that make an arm
+    arm_memory: float = 0.7  # per moving frame, how much of the arm directions seen so far is kept
 
 
 @dataclass(frozen=True)
@@ -501,7 +502,8 @@ class PileWatcher:
 
     def _track_arm(self, small: np.ndarray) -> None:
         """Note where a change crosses the zone's edge (an arm reaching in), as a direction from the
-        zone's centre weighted by how much of the edge it covers; the landing reports the sum."""
+        zone's centre weighted by how much of the edge it covers; the landing reports the sum, the
+        latest frames weighted most."""
         if self._reference is None:
             return
         changed = self.gate.changed(self._reference, small)
@@ -512,7 +514,8 @@ class PileWatcher:
         direction = np.array([columns.mean() - centre_x, rows.mean() - centre_y])
         length = float(np.hypot(*direction))
         if length > 0:
-            self._arm += len(rows) * direction / length
+            # The latest frames count most: the arm that leaves last is the one that laid the card.
+            self._arm = self.settings.arm_memory * self._arm + len(rows) * direction / length
 
     def _settle(self, small: np.ndarray) -> None:
         self._reference = small
