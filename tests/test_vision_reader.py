@@ -498,7 +498,9 @@ def test_a_lone_index_cut_by_the_pictures_edge_is_not_read(reader):
     card = paste(canvas, "green-2", 50, 0, height=200)
     top_left, bottom_right = card.indices
     x1, y1, x2, y2 = top_left.box
-    cut = Detection((x1, 0.0, x2, (y1 + y2) / 2), top_left.class_id, top_left.class_name, 0.8)
+    cut = Detection((x1, 0.0, x2, 0.45 * (y2 - y1)), top_left.class_id, top_left.class_name, 0.8)
     assert reader.cards_from_detections(canvas, [cut]) == []
+    whole = Detection((x1, 0.0, x2, y2 - y1), top_left.class_id, top_left.class_name, 0.8)
+    assert [c.name for c in reader.cards_from_detections(canvas, [whole])] == ["green-2"]
     (seen,) = reader.cards_from_detections(canvas, [cut, bottom_right])
     assert seen.name == "green-2" and len(seen.indices) == 2

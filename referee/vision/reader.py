@@ -41,6 +41,9 @@ from referee.vision.detection import Detection, box_overlap_of_smaller
 from referee.vision.tiling import detect_tiled, needs_tiling
 
 ColourSource = Literal["hue", "symbol"]
+#: A lone index touching the picture's edge and shorter across it than this share of its length
+#: along it was cut by the edge.
+CUT_SHARE = 0.75
 
 
 @dataclass(frozen=True)
@@ -254,11 +257,14 @@ class CardReader:
 
 
 def _cut_by_the_edge(index: _Index, image_shape: tuple[int, ...]) -> bool:
-    """Whether a lone index touches the picture's edge: its glyph may be cut (a cut 2 reads as a 1),
-    and with no second corner to confirm it the card is not read."""
+    """Whether a lone index looks cut by the picture's edge: it touches the edge and is short
+    across it (a cut 2 reads as a 1). With no second corner to confirm it the card is not read;
+    a whole glyph touching the edge is at least as long across the edge as along it, most often."""
     height, width = image_shape[:2]
     x1, y1, x2, y2 = index.detection.box
-    return x1 <= 1 or y1 <= 1 or x2 >= width - 1 or y2 >= height - 1
+    across_x = (x2 - x1) < CUT_SHARE * (y2 - y1)  # short across a left or right edge
+    across_y = (y2 - y1) < CUT_SHARE * (x2 - x1)  # short across a top or bottom edge
+    return ((x1 <= 1 or x2 >= width - 1) and across_x) or ((y1 <= 1 or y2 >= height - 1) and across_y)
 
 
 def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) -> list[tuple[_Index, ...]]:
