@@ -110,7 +110,8 @@ def test_vision_reader_is_colour_calibrated_per_table_when_asked(tmp_path) -> No
 
 
 def test_who_played_is_scored_as_the_app_names_players_by_their_arms() -> None:
-    """Turn plays teach each side; a jump-in from Ben's side is named, one from nowhere is not."""
+    """Turn plays teach each side; a jump-in (a red 5 on a red 5) from Ben's side is named, one from
+    nowhere is not."""
     from referee.table.bench import _score_who_played
     from referee.table.video import CardPose, PileEventTruth
 
@@ -119,7 +120,7 @@ def test_who_played_is_scored_as_the_app_names_players_by_their_arms() -> None:
     plays += [("B", "A", 178.0), ("C", "A", 45.0), ("A", "A", 95.0)]
     recognised, turns = [], []
     for step, (by, on_turn, arm) in enumerate(plays):
-        truth = PileEventTruth("play", "red-5", by, step, 0, 0.0, 0, 0.0, CardPose(0, 0, 0), False)
+        truth = PileEventTruth("play", "red-5", by, step, 0, 0.0, 0, 0.0, CardPose(0, 0, 0), True)
         recognised.append((truth, CardLanded("red-5", 1.0, (0, 0, 1, 1), (), 0.0, False, arm)))
         turns.append(on_turn)
     score = Score()

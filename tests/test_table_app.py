@@ -218,11 +218,15 @@ def test_a_jump_in_is_the_card_of_the_player_whose_arm_brought_it():
     assert any("Ben" in sentence and "jumps in" in sentence for sentence in said(app))
 
 
-def test_a_card_from_another_side_without_jump_in_is_refused_as_out_of_turn():
+def test_only_a_possible_jump_in_is_given_to_another_player():
+    """Another hand moving just before the pile settles can mislead the arm's side: a card that is
+    no jump-in (another card, or the jump-in rule off) stays the turn's."""
+    app = learnt_sides_app(Rules.preset("official", jump_in=True))
+    assert app.on_pile(landed("red-6", from_deg=SIDES["Clara"])).ok  # not the red 5 on top
+    assert app.verdicts[-1][0].by is None and app.table.turn == "Ben"
     app = learnt_sides_app()
-    verdict = app.on_pile(landed("red-6", from_deg=SIDES["Clara"]))
-    assert not verdict.ok and verdict.reason == "not_your_turn"
-    assert app.table.turn == "Anna"
+    assert app.on_pile(landed("red-5", from_deg=SIDES["Clara"])).ok  # jump-in rule off
+    assert app.verdicts[-1][0].by is None and app.table.turn == "Ben"
 
 
 def test_from_the_turns_own_side_or_an_unclear_side_the_card_stays_the_turns():

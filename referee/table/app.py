@@ -4,8 +4,8 @@ Every input becomes one typed observation for the pure rules core; the verdict i
 *before* it is spoken (a pulled plug loses nothing that was announced) and its events are turned
 into sentences by the phrase book. The app holds no game state of its own beyond the open
 "which player?" prompt: the rules core is the single source of truth. It does learn from which
-side each player reaches for the pile (:mod:`referee.table.seats`), so that a card brought from
-another player's side than the turn's (a jump-in) is that player's.
+side each player reaches for the pile (:mod:`referee.table.seats`), so that a jump-in brought
+from another player's side than the turn's is that player's.
 
 Buttons mean what the table needs at that moment (the core's ``waiting_for``):
 
@@ -125,12 +125,19 @@ class RefereeApp:
         return None
 
     def _play(self, card: Card, reached_from_deg: float | None) -> Verdict:
-        """A played card: the player on turn's, unless the arm clearly came from another player's
-        side (a jump-in, or a play out of turn); accepted turn plays teach the players' sides."""
+        """A played card: the player on turn's, unless it may be a jump-in (the jump-in rule is on
+        and the card is the very card on top) and the arm clearly came from another player's side.
+        Accepted turn plays teach the players' sides.
+
+        Only a possible jump-in is given away: another hand that moves in the zone just before the
+        pile settles (someone reaching for the draw pile) can mislead the arm's side, and a turn
+        play given to the wrong player would be refused.
+        """
         on_turn = self.table.turn
         if reached_from_deg is None or on_turn is None:
             return self.submit(Play(card))
-        by = self.seats.reached_by(reached_from_deg, on_turn)
+        may_jump_in = self.table.rules.jump_in and card == self.table.top
+        by = self.seats.reached_by(reached_from_deg, on_turn) if may_jump_in else None
         verdict = self.submit(Play(card, by=by))
         if verdict.ok and by is None:
             self.seats.learn(on_turn, reached_from_deg)

@@ -160,7 +160,7 @@ class Score:
     reveal_cards_missed: int = 0
     reveal_cards_extra: int = 0
     turn_plays: int = 0  # plays by the player on turn, with an arm direction
-    turn_plays_given_away: int = 0  # … that the arm's direction gave to another player
+    turn_plays_given_away: int = 0  # … that the arm's direction gave to another player (replays only)
     out_of_turn: int = 0  # plays by another player (jump-ins), with an arm direction
     out_of_turn_named: int = 0  # … that the arm's direction gave to the right player
     reads: int = 0
@@ -274,7 +274,8 @@ def _score_who_played(
         on_turn = turns[truth.step]
         if truth.kind != "play" or truth.by is None or on_turn is None or event.reached_from_deg is None:
             continue
-        named = seats.reached_by(event.reached_from_deg, on_turn) or on_turn
+        # As the app: only a possible jump-in (the card on top played again) may be someone else's.
+        named = (truth.identical_replay and seats.reached_by(event.reached_from_deg, on_turn)) or on_turn
         if truth.by == on_turn:
             score.turn_plays += 1
             score.turn_plays_given_away += named != on_turn
