@@ -4,13 +4,15 @@ The detector reports corner-index symbols and colour-blind symbols. A card needs
 a colour, and a card lying face up usually shows its index twice (top-left and, turned by 180°,
 bottom-right). The reader
 
-1. drops an index that is a second box on a better one's glyph (one glyph is one symbol);
+1. drops an index that is a second box on a better one's glyph (one glyph is one symbol), and a
+   same-coloured twin of an index right beside it (the colour-blind symbol boxed as the index);
 2. reads the colour of the field around each index with the :class:`ColourModel`; where the hue is
    weak (glare, a dim room, a faded card) a colour-blind symbol next to the index decides;
 3. rejects an index whose surroundings do not look like a card (no print colour, no white glyph,
    a coloured symbol on a black field) — that keeps an empty table empty;
 4. pairs the two indices of one card (same symbol and colour, similar size, as far apart as the
-   corners of a card with indices that size) and estimates the card's box from them.
+   corners of a card with indices that size) and estimates the card's box from them; a lone
+   index cut by the picture's edge is not read.
 
 The pile watcher calls :meth:`CardReader.read` on a small discard-zone crop many times a second:
 that path is one network pass plus a few hundred pixels of colour work per index; tiling is only
@@ -41,9 +43,6 @@ from referee.vision.detection import Detection, box_overlap_of_smaller
 from referee.vision.tiling import detect_tiled, needs_tiling
 
 ColourSource = Literal["hue", "symbol"]
-#: A lone index touching the picture's edge and shorter across it than this share of its length
-#: along it was cut by the edge.
-CUT_SHARE = 0.75
 
 
 @dataclass(frozen=True)
@@ -88,6 +87,9 @@ class ReaderSettings:
     #: twice, the second shifted onto the colour-blind symbol beside it. Distinct indices of one
     #: symbol lie further apart: at least 1.12 sizes in 943 such pairs of those labels.
     duplicate_spacing: float = 1.0
+    #: A lone index touching the picture's edge and shorter across it than this share of its length
+    #: along it was cut by the edge.
+    cut_share: float = 0.75
     field_margin: float = 0.2  # field read around an index box
     min_light_share: float = 0.04  # an index is a white glyph: some light pixels must be there …
     ink_visible_from: float = 10.0  # … once it is this many pixels tall; smaller, blur eats the ink
@@ -158,9 +160,12 @@ class CardReader:
         )
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
         indices = [index for d in symbols if (index := self._index(image_bgr, d, colourblind)) is not None]
-        groups = _without_echoes(self._pair(_without_shifted_twins(indices, self.settings)), self.settings)
+        settings = self.settings
+        groups = _without_echoes(self._pair(_without_shifted_twins(indices, settings)), settings)
         groups = [
-            group for group in groups if len(group) == 2 or not _cut_by_the_edge(group[0], image_bgr.shape)
+            group
+            for group in groups
+            if len(group) == 2 or not _cut_by_the_edge(group[0], image_bgr.shape, settings.cut_share)
         ]
         cards = [self._card(group, image_bgr.shape) for group in groups]
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
@@ -256,14 +261,14 @@ class CardReader:
         return float(max(0.0, x1)), float(max(0.0, y1)), float(min(width, x2)), float(min(height, y2))
 
 
-def _cut_by_the_edge(index: _Index, image_shape: tuple[int, ...]) -> bool:
+def _cut_by_the_edge(index: _Index, image_shape: tuple[int, ...], cut_share: float) -> bool:
     """Whether a lone index looks cut by the picture's edge: it touches the edge and is short
     across it (a cut 2 reads as a 1). With no second corner to confirm it the card is not read;
     a whole glyph touching the edge is at least as long across the edge as along it, most often."""
     height, width = image_shape[:2]
     x1, y1, x2, y2 = index.detection.box
-    across_x = (x2 - x1) < CUT_SHARE * (y2 - y1)  # short across a left or right edge
-    across_y = (y2 - y1) < CUT_SHARE * (x2 - x1)  # short across a top or bottom edge
+    across_x = (x2 - x1) < cut_share * (y2 - y1)  # short across a left or right edge
+    across_y = (y2 - y1) < cut_share * (x2 - x1)  # short across a top or bottom edge
     return ((x1 <= 1 or x2 >= width - 1) and across_x) or ((y1 <= 1 or y2 >= height - 1) and across_y)
 
 
