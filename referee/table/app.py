@@ -103,9 +103,8 @@ class RefereeApp:
         self.game_id = game_id
         self.read_scoring_zone = read_scoring_zone
         self.prompt: _Prompt | None = None
-        self.seats = SeatDirections(
-            table.players
-        )  # which side each player reaches in from, learnt as they play
+        #: Which side each player reaches in from, learnt as they play.
+        self.seats = SeatDirections(table.players)
         #: Every verdict in order, for summaries and tests.
         self.verdicts: list[tuple[Observation, Verdict]] = []
 
@@ -125,19 +124,13 @@ class RefereeApp:
         return None
 
     def _play(self, card: Card, reached_from_deg: float | None) -> Verdict:
-        """A played card: the player on turn's, unless it may be a jump-in (the jump-in rule is on
-        and the card is the very card on top) and the arm clearly came from another player's side.
-        Accepted turn plays teach the players' sides.
-
-        Only a possible jump-in is given away: another hand that moves in the zone just before the
-        pile settles (someone reaching for the draw pile) can mislead the arm's side, and a turn
-        play given to the wrong player would be refused.
-        """
+        """A played card: the player on turn's, or a jump-in's from the side the arm came from
+        (:meth:`SeatDirections.who_played`). Accepted turn plays teach the players' sides."""
         on_turn = self.table.turn
         if reached_from_deg is None or on_turn is None:
             return self.submit(Play(card))
-        may_jump_in = self.table.rules.jump_in and card == self.table.top
-        by = self.seats.reached_by(reached_from_deg, on_turn) if may_jump_in else None
+        possible_jump_in = self.table.rules.jump_in and card == self.table.top
+        by = self.seats.who_played(reached_from_deg, on_turn, possible_jump_in=possible_jump_in)
         verdict = self.submit(Play(card, by=by))
         if verdict.ok and by is None:
             self.seats.learn(on_turn, reached_from_deg)

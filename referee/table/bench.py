@@ -274,8 +274,8 @@ def _score_who_played(
         on_turn = turns[truth.step]
         if truth.kind != "play" or truth.by is None or on_turn is None or event.reached_from_deg is None:
             continue
-        # As the app: only a possible jump-in (the card on top played again) may be someone else's.
-        named = (truth.identical_replay and seats.reached_by(event.reached_from_deg, on_turn)) or on_turn
+        by = seats.who_played(event.reached_from_deg, on_turn, possible_jump_in=truth.identical_replay)
+        named = by or on_turn
         if truth.by == on_turn:
             score.turn_plays += 1
             score.turn_plays_given_away += named != on_turn

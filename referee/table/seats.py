@@ -88,6 +88,14 @@ class SeatDirections:
             return circular_mean(angles)
         return self._from_seating(player)
 
+    def who_played(self, angle_deg: float, on_turn: str, *, possible_jump_in: bool) -> str | None:
+        """Whom a played card goes to: another player only for a possible jump-in (the jump-in rule
+        is on and the card on top was played again) brought from clearly that player's side; None
+        for the player on turn. Any other card stays the turn's: another hand moving in the zone
+        just before the pile settles can mislead the arm's side, and a turn play given to the
+        wrong player would be refused."""
+        return self.reached_by(angle_deg, on_turn) if possible_jump_in else None
+
     def reached_by(self, angle_deg: float, on_turn: str) -> str | None:
         """Another player whose direction clearly matches the arm, or None (the player on turn, or unsure)."""
         turn_direction = self.direction(on_turn)
