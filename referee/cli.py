@@ -7,6 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from referee import __version__
 from referee.errors import UserError
@@ -29,8 +30,15 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """A mistyped option is bad input like any other: one line that says what to fix, no usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"uno-referee: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="uno-referee",
         description="A referee for real UNO games: camera, rules, buttons and voice.",
     )
@@ -46,7 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, --version, or a usage error already printed on one line
+        return stop.code if isinstance(stop.code, int) else 2
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

@@ -69,6 +69,15 @@ def test_workers_produce_the_same_images_as_one_process(tmp_path):
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(first, second, strict=True))
 
 
+def test_one_scene_kind_only(tmp_path):
+    """``--kind table`` makes a held-out set of whole-table photos, as the evaluation of busy tables uses."""
+    out = tmp_path / "tables"
+    common = ["--count", "3", "--seed", "5", "--size", "192", "--val-fraction", "0", "--workers", "1"]
+    assert main(["dataset", str(out), *common, "--kind", "table"]) == 0
+    kinds = {json.loads(p.read_text())["kind"] for p in _files(out, "meta", "train")}
+    assert kinds == {"table"}
+
+
 def test_roboflow_label_remap():
     text = "2 0.5 0.5 0.1 0.1\n\n6 0.2 0.3 0.05 0.06\n14 0.9 0.9 0.01 0.02\n"
     remapped = [line.split() for line in remap_roboflow_labels(text, Path("x.txt")).splitlines()]
@@ -113,6 +122,7 @@ def test_roboflow_mix_on_two_files(tmp_path, shared, capsys):
         (["--count", "0"], "--count must be at least 1"),
         (["--val-fraction", "1.5"], "--val-fraction must be in [0, 1)"),
         (["--roboflow-share", "1"], "--roboflow-share must be in [0, 1)"),
+        (["--kind", "kitchen"], "argument --kind: invalid choice: 'kitchen'"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(tmp_path, capsys, extra, message):

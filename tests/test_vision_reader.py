@@ -20,7 +20,7 @@ from referee.vision.backends import load_detector
 from referee.vision.classes import CLASS_NAMES, COLOURS
 from referee.vision.colour import BLACK, ColourModel, field_crop
 from referee.vision.detection import Detection, box_iou
-from referee.vision.reader import CardReader
+from referee.vision.reader import CardReader, ReaderSettings
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
 
@@ -203,7 +203,7 @@ class ResolutionLimitedDetector:
         top, rest = divmod(offset, self.picture.strides[0])
         left = rest // self.picture.strides[1]
         height, width = view.shape[:2]
-        scale = min(self.imgsz / height, self.imgsz / width, 1.0)
+        scale = min(self.imgsz / height, self.imgsz / width)  # letterboxing enlarges small views too
         found = []
         for d in self.truth:
             x1, y1, x2, y2 = d.box[0] - left, d.box[1] - top, d.box[2] - left, d.box[3] - top
@@ -235,6 +235,27 @@ def test_large_picture_is_tiled_and_merged():
     detections = reader.detect(picture)
     assert fake.calls > 20
     assert sorted(d.box for d in detections) == sorted(d.box for d in truth)  # each exactly once, uncut
+    assert sorted(card.name for card in reader.read(picture)) == sorted(names)
+
+
+def test_indices_found_small_are_looked_for_again_in_finer_tiles():
+    """A table seen from afar: the first views find only the nearer, larger cards; measuring their
+    indices tells the reader to look again at the scale where the small ones are readable too."""
+    rng = np.random.default_rng(11)
+    picture = table(1200, 1600)
+    names, cards = [], []
+    for i in range(14):
+        row, column = divmod(i, 5)
+        name = str(rng.choice(["red", "yellow", "green", "blue"])) + f"-{i % 10}"
+        height = 260 if i < 4 else 130  # indices 38 and 20 px long
+        x, y = 60 + column * 300 + int(rng.integers(-20, 20)), 60 + row * 380 + int(rng.integers(-20, 20))
+        cards.append(paste(picture, name, x, y, height=height, seed=i))
+        names.append(name)
+    truth = [d for card in cards for d in card.detections]
+    fake = ResolutionLimitedDetector(picture, truth, min_pixels=10.0)
+    coarse_only = CardReader(fake, settings=ReaderSettings(index_px=1.0))  # type: ignore[arg-type]
+    assert sorted(card.name for card in coarse_only.read(picture)) == sorted(names[:4])
+    reader = CardReader(fake)  # type: ignore[arg-type]
     assert sorted(card.name for card in reader.read(picture)) == sorted(names)
 
 
@@ -471,7 +492,7 @@ def test_a_turned_read_answers_in_the_pictures_own_pixels():
     cards = [paste(canvas, "green-4", 30, 40, seed=1), paste(canvas, "red-skip", 220, 70, seed=2)]
     detector = TurnAwareDetector(canvas, [d for card in cards for d in card.detections])
     reader = CardReader(detector)  # type: ignore[arg-type]
-    upright, turned = reader.read(canvas), reader.read(canvas, turned=True)
+    upright, turned = reader.read(canvas, tiles=False), reader.read(canvas, tiles=False, turned=True)
     assert detector.turned_calls == 1
     assert [c.name for c in turned] == [c.name for c in upright] == ["green-4", "red-skip"]
     for a, b in zip(upright, turned, strict=True):

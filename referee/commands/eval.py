@@ -103,6 +103,11 @@ def summary(report: dict) -> str:
             f"f1 {overall['f1']:.3f}; "
             f"multiset F1 per picture {cards['multiset_f1_mean']:.3f} "
             f"({cards['images_read_perfectly']:.1%} read perfectly)",
+            "multiset F1 by scene kind: "
+            + ", ".join(
+                f"{kind} {scores['mean']:.3f} ({scores['pictures']})"
+                for kind, scores in cards["multiset_f1_by_kind"].items()
+            ),
             "colours: "
             + ", ".join(
                 f"{c} P {s['precision']:.2f} R {s['recall']:.2f}" for c, s in cards["per_colour"].items()

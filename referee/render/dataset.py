@@ -23,6 +23,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from referee.errors import UserError
+from referee.render.scenes import SCENE_WEIGHTS
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
 
 SPLITS = ("train", "val")
@@ -40,6 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--quality", type=int, default=None, help="fixed JPEG quality (default: random 50-95)"
+    )
+    parser.add_argument(
+        "--kind",
+        choices=sorted(SCENE_WEIGHTS),
+        help="render only scenes of this kind (default: the training mix, "
+        + ", ".join(f"{kind} {share:.0%}" for kind, share in SCENE_WEIGHTS.items())
+        + ")",
     )
     parser.add_argument(
         "--roboflow", type=Path, help="shared Roboflow folder (with train/ and valid/) to mix in"
@@ -102,21 +110,21 @@ def format_labels(rows: Sequence[tuple[int, float, float, float, float]]) -> str
     return "".join(f"{c} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for c, cx, cy, w, h in rows)
 
 
-def render_one(job: tuple[str, int, int, int, str, int | None]) -> int:
+def render_one(job: tuple[str, int, int, int, str, int | None, str | None]) -> int:
     """Render image ``index`` into ``out`` unless it is already there; returns 1 if it was rendered."""
     import cv2
     import numpy as np
 
     from referee.render.scenes import render_scene
 
-    out_text, seed, index, size, split, quality = job
+    out_text, seed, index, size, split, quality, kind = job
     out = Path(out_text)
     stem = f"r{seed}_{index:07d}"
     image_path, label_path, meta_path = _paths(out, split, stem)
     if image_path.exists() and label_path.exists() and meta_path.exists():
         return 0
     rng = np.random.default_rng([seed, index])
-    result = render_scene(rng, size)
+    result = render_scene(rng, size, kind)
     jpeg_quality = quality if quality is not None else int(rng.integers(50, 96))
     ok, encoded = cv2.imencode(".jpg", result.image, [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
     if not ok:
@@ -214,7 +222,15 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         raise UserError(f"cannot create the output folder {out}: {error.strerror}") from None
     jobs = [
-        (str(out), args.seed, i, args.size, split_of(i, args.count, args.val_fraction), args.quality)
+        (
+            str(out),
+            args.seed,
+            i,
+            args.size,
+            split_of(i, args.count, args.val_fraction),
+            args.quality,
+            args.kind,
+        )
         for i in range(args.count)
     ]
     rendered = 0

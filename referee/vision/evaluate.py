@@ -54,6 +54,7 @@ class LabelledImage:
     rows: tuple[tuple[int, float, float, float, float], ...]  # YOLO rows: class id, cx, cy, w, h (0…1)
     cards: tuple[TruthCard, ...] | None  # None: no card-level labels (real photos)
     named: TruthCard | None = None  # a real photo's card named by hand, at its first labelled index
+    kind: str | None = None  # a rendered scene's kind: discard, table, fan, negative
 
     def boxes(self, width: int, height: int) -> tuple[tuple[int, tuple[float, float, float, float]], ...]:
         """The labelled boxes as (class id, xyxy) in the pixels of a ``width`` × ``height`` picture."""
@@ -157,7 +158,7 @@ def _rendered_split(folder: Path, split: str) -> list[LabelledImage]:
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise UserError(f"sidecar {meta_path} is not a scene description ({error})") from error
         rows = _yolo_rows(folder / "labels" / split / f"{meta_path.stem}.txt", roboflow=False)
-        result.append(LabelledImage(image_path, tuple(rows), tuple(cards)))
+        result.append(LabelledImage(image_path, tuple(rows), tuple(cards), kind=meta.get("kind")))
     if not result:
         raise UserError(f"{folder / 'meta' / split} holds no sidecars")
     return result
@@ -216,6 +217,7 @@ class Evaluation:
     card_symbols: PrecisionRecall = field(default_factory=PrecisionRecall)
     card_colours: PrecisionRecall = field(default_factory=PrecisionRecall)
     multiset_f1: list[float] = field(default_factory=list)
+    multiset_f1_by_kind: dict[str, list[float]] = field(default_factory=dict)
     empty_images: int = 0
     empty_images_with_cards: int = 0
     cards_on_empty_images: int = 0
@@ -248,7 +250,7 @@ class Evaluation:
             self.confusion[truth[index][0], BACKGROUND] += 1
             self.symbols.add(CLASS_NAMES[truth[index][0]], None)
 
-    def add_cards(self, truth: tuple[TruthCard, ...], cards: list[Card]) -> None:
+    def add_cards(self, truth: tuple[TruthCard, ...], cards: list[Card], kind: str | None = None) -> None:
         """Match read cards to visible cards by their index boxes; score names, symbols, colours."""
         self.colour_from.update(card.colour_from for card in cards)
         pairs: list[tuple[float, int, int]] = []
@@ -272,7 +274,10 @@ class Evaluation:
         common = sum((expected & read).values())
         precision = common / len(cards) if cards else 1.0
         recall = common / len(truth) if truth else 1.0
-        self.multiset_f1.append(2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        self.multiset_f1.append(f1)
+        if kind is not None:
+            self.multiset_f1_by_kind.setdefault(kind, []).append(f1)
         if not truth:
             self.empty_images += 1
             self.empty_images_with_cards += bool(cards)
@@ -330,6 +335,10 @@ class Evaluation:
                 "per_symbol": self.card_symbols.table(),
                 "per_colour": self.card_colours.table(),
                 "multiset_f1_mean": round(float(np.mean(self.multiset_f1)), 4),
+                "multiset_f1_by_kind": {
+                    kind: {"pictures": len(scores), "mean": round(float(np.mean(scores)), 4)}
+                    for kind, scores in sorted(self.multiset_f1_by_kind.items())
+                },
                 "images_read_perfectly": round(float(np.mean(np.asarray(self.multiset_f1) == 1.0)), 4),
                 "empty_images": self.empty_images,
                 "empty_images_with_cards": self.empty_images_with_cards,
@@ -391,7 +400,7 @@ def evaluate(
         evaluation.images += 1
         evaluation.add_boxes(boxes, detections)
         if item.cards is not None:
-            evaluation.add_cards(item.cards, reader.cards_from_detections(image, detections))
+            evaluation.add_cards(item.cards, reader.cards_from_detections(image, detections), item.kind)
         if item.named is not None:
             x1, y1, x2, y2 = item.named.boxes[0]
             width, height = image.shape[1], image.shape[0]
