@@ -311,6 +311,36 @@ def test_an_identical_card_laid_almost_square_on_the_last_is_still_a_replay() ->
     assert landings(events) == [("red-7", False), ("red-7", True)]
 
 
+def test_an_identical_card_laid_over_the_one_corner_seen_of_an_older_one_is_a_play() -> None:
+    """An older red +2 was only ever seen by one corner (a coin lies on the other); a second red +2
+    laid with its corner right there is still a new card: the picture changed at every corner of it
+    (seen in a simulated game, where the play was missed)."""
+    older, blue3 = card("red-draw2", [(130, 120)]), card("blue-3", [(30, 30), (60, 90)])
+    newer = card("red-draw2", [(95, 55), (125, 115)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 120, 110)
+    one[165:195, 145:175] = (40, 60, 90)  # the coin
+    two = with_card(one, 20, 20, value=180)
+    events = show(watcher, reader, [older], one, start=1.0)
+    events += show(watcher, reader, [older, blue3], two, start=2.0)
+    events += show(watcher, reader, [blue3, newer], with_card(two, 85, 45, value=150), start=3.0)
+    assert landings(events) == [("red-draw2", False), ("blue-3", False), ("red-draw2", False)]
+
+
+def test_the_top_cards_second_corner_uncovered_is_no_new_card() -> None:
+    """A card lands with a coin on one of its corners; the coin is picked up and the reader now sees
+    both corners: the corner seen all along did not change, so this is the same card."""
+    covered, whole = card("red-7", [(80, 60)]), card("red-7", [(80, 60), (120, 140)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 60, 50)
+    coin = pile.copy()
+    coin[120:160, 100:140] = 150  # over the card's lower corner and the table beside it
+    events = show(watcher, reader, [covered], coin, start=1.0)
+    events += show(watcher, reader, [whole], pile, start=2.0)
+    assert landings(events) == [("red-7", False)]
+    assert not [e for e in events if isinstance(e, CardUnreadable)]
+
+
 def test_each_landing_says_from_which_side_the_arm_reached_in(busy_game) -> None:
     """The simulated players sit around the table; each arm crosses the zone's edge on its seat's side."""
     video, events = busy_game

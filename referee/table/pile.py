@@ -397,7 +397,7 @@ class PileWatcher:
         new = [
             seen
             for seen in readings
-            if not self._was_visible(seen)
+            if not self._was_visible(seen, changed, crop_shape)
             and any(_inside(point, changed, crop_shape) for point in seen.points)
             and not (len(seen.points) < 2 and seen.name in self._resumed_older)
         ]
@@ -439,11 +439,16 @@ class PileWatcher:
         ] = False
         return np.count_nonzero(beyond) > self.settings.arm_share_beyond_card * np.count_nonzero(changed)
 
-    def _was_visible(self, seen: _Seen) -> bool:
+    def _was_visible(self, seen: _Seen, changed: np.ndarray, crop_shape: tuple[int, ...]) -> bool:
         """Seen before as a whole, or corner by corner: a reader may pair one corner of a card with
-        the twin corner of an identical card beside it, a "new pose" that is no new card."""
+        the twin corner of an identical card beside it, a "new pose" that is no new card.
+
+        A card only ever seen by one corner proves less: an identical card laid with a corner on that
+        spot is new. It changed the picture at every corner it shows, the known one included; the
+        known card merely uncovered (a hand or a coin lifted off its other corner) did not."""
         known = [card for state in self._seen for card in state if card.name == seen.name]
-        if any(_same_card(seen, card) for card in known):
+        laid_here = len(seen.points) > 1 and all(_inside(p, changed, crop_shape) for p in seen.points)
+        if any(_same_card(seen, card) and not (laid_here and len(card.points) == 1) for card in known):
             return True
         return len(seen.points) > 1 and all(
             any(math.dist(p, q) <= max(seen.tolerance, card.tolerance) for card in known for q in card.points)
