@@ -11,6 +11,8 @@ import pytest
 
 from calibration.plane import profile_from_markers
 from referee.errors import UserError
+from referee.rules.options import Rules
+from referee.table.bench import simulated_round
 from referee.table.video import OracleReader, TableVideo, VideoSettings
 
 PLAYERS = ["Anna", "Ben", "Clara"]
@@ -150,3 +152,14 @@ def test_a_table_is_colour_calibrated_like_a_user_would_before_playing(tmp_path)
     with pytest.raises(UserError, match="in the discard zone"):
         colour_model_from_cards(busy.view, busy.colour_calibration_pictures())
     assert with_table_colours(reader, busy) is reader  # the default colours, as the user is told
+
+
+def test_a_wild_draw_four_turned_up_first_is_taken_back_not_a_cleared_pile() -> None:
+    """R: a Wild Draw Four turned up first goes back into the deck. The hand takes that one card
+    back; gathering the whole pile is for a new round (the watcher reports the two differently)."""
+    rules = Rules.preset("official")
+    steps = simulated_round(["Anna", "Ben", "Clara", "Dan"], 702, rules)[:3]
+    assert steps[0].observation["flip"] == "wild-draw4" and not steps[0].truth.discard_pile
+    video = TableVideo.from_simulation(steps, ["Anna", "Ben", "Clara", "Dan"], seed=702, settings=SMALL)
+    kinds = [d.kind for d in video.truth.disturbances]
+    assert "take-back" in kinds and "clear-pile" not in kinds

@@ -820,7 +820,7 @@ class _Director:
             return
         kept = len(target)
         if kept < len(current) and current[:kept] == target:
-            if kept == 0:
+            if kept == 0 and len(current) > 1:  # a new round: the whole pile is gathered
                 self._close_reveal()
                 target_mm, kind = self.video.discard_centre(), "clear-pile"
             else:
