@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -327,6 +328,36 @@ def test_an_identical_card_laid_over_the_one_corner_seen_of_an_older_one_is_a_pl
     assert landings(events) == [("red-draw2", False), ("blue-3", False), ("red-draw2", False)]
 
 
+def test_an_identical_card_laid_turned_over_an_older_one_is_a_play() -> None:
+    """An older red +2 lies under a red 1, one corner in view; a second red +2 is laid turned by
+    about 180° almost where the first lay, its corners within a read's wobble of the older one's
+    (seen in a simulated game, where the play was missed). The picture changed at both its corners
+    and over its whole face: a new card."""
+    older, red1 = card("red-draw2", [(75, 65), (105, 125)]), card("red-1", [(80, 100), (110, 160)])
+    newer = card("red-draw2", [(108, 128), (78, 70)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 60, 50)
+    two = with_card(one, 70, 90, value=160)
+    events = show(watcher, reader, [older], one, start=1.0)
+    events += show(watcher, reader, [card("red-draw2", [(75, 65)]), red1], two, start=2.0)
+    events += show(watcher, reader, [newer], with_card(two, 63, 55, value=200), start=3.0)
+    assert landings(events) == [("red-draw2", False), ("red-1", False), ("red-draw2", False)]
+
+
+def test_a_card_laid_across_the_top_card_leaves_it_the_same_card() -> None:
+    """A wild the reader cannot make out lands across the middle of a red 7 whose both corners stay
+    in view (seen in a simulated game). The picture changed around both corners and over most of
+    the 7's face, yet the 7 did not move: no replay of it."""
+    red7 = card("red-7", [(75, 65), (105, 125)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 60, 50)
+    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
+    across = pile.copy()
+    across[68:122, 50:130] = 30
+    wobbled = card("red-7", [(76, 64), (104, 126)])
+    assert landings(show(watcher, reader, [wobbled], across, start=2.0)) == []
+
+
 def test_the_top_cards_second_corner_uncovered_is_no_new_card() -> None:
     """A card lands with a coin on one of its corners; the coin is picked up and the reader now sees
     both corners: the corner seen all along did not change, so this is the same card."""
@@ -381,3 +412,25 @@ def test_reads_alternate_views_and_a_replay_paired_differently_in_each_still_lan
     events = feed(watcher, [with_card(one, 90, 40, value=200)] * 8, start=2.0)
     assert landings(events) == [("red-2", True)]
     assert two_views.views[:2] == [False, True]
+
+
+def test_a_replay_whose_views_each_pick_another_pairing_still_lands() -> None:
+    """Seen in a simulated game: a blue 2 on a blue 2. Upright, the reader offers two crossed pairs
+    and the surer one is old corner + new corner B; turned, it offers the other crossed pair and
+    corner B alone. A read prefers the candidate the previous read chose, so the views agree."""
+    old = card("red-2", [(60, 50), (100, 130)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [old], one, start=1.0)) == [("red-2", False)]
+    corner_a, corner_b = (110, 60), (150, 140)
+    upright = [
+        card("red-2", [corner_a, (100, 130)]),
+        replace(card("red-2", [corner_b, (60, 50)]), confidence=0.95),
+    ]
+    turned = [card("red-2", [corner_a, (100, 130)]), card("red-2", [corner_b])]
+    watcher.reader = TwoViewReader(upright, turned)
+    laid = one.copy()
+    laid[40:150, 50:160] = 200
+    events = feed(watcher, [laid] * 20, start=2.0)
+    assert landings(events) == [("red-2", True)]
+    assert not [e for e in events if isinstance(e, CardUnreadable)]

@@ -181,6 +181,7 @@ class WatcherSettings:
     slow_read_s: float = 0.25
     unreadable_after_s: float = 1.2  # settled, changed, nothing readable this long: ask to straighten
     pose_tolerance: float = 0.45  # an index moved by more than this × its size: a new pose
+    still_tolerance: float = 0.2  # … by less than this: not moved at all (reads wobble by 0.05)
     arm_card_margin: float = 0.15  # the new card's box grown by this × its side, for the arm test
     arm_share_beyond_card: float = 0.5  # change from the zone's edge mostly beyond the card: an arm
     #: Every second read looks at the crop turned by 90°. Reads of consecutive frames see nearly
@@ -188,6 +189,10 @@ class WatcherSettings:
     turn_every_second_read: bool = True
     arm_edge_pixels: int = 3  # changed pixels on the zone's edge (64×64 picture) that make an arm
     arm_memory: float = 0.7  # per moving frame, how much of the arm directions seen so far is kept
+    #: A card read where a known identical one lay is new when the picture changed at all its
+    #: corners and over this share of its box (0.89 for a red +2 laid turned by 190° over an older
+    #: one in a simulated game; a nudge changes a card's edges only).
+    laid_anew_share: float = 0.6
 
 
 @dataclass(frozen=True)
@@ -197,11 +202,12 @@ class _Seen:
     name: str
     points: tuple[tuple[float, float], ...]
     tolerance: float  # crop pixels an index may move and still be the same card
+    still: float  # crop pixels an index of an untouched card wobbles between reads
     confidence: float = 1.0
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
 
-def _as_seen(reading: CardReading, tolerance: float) -> _Seen:
+def _as_seen(reading: CardReading, tolerance: float, still: float) -> _Seen:
     """Pose points of a reading: its index centres, or the corners of its box for index-less readers."""
     indices = list(getattr(reading, "indices", ()) or ())
     if indices:
@@ -212,7 +218,14 @@ def _as_seen(reading: CardReading, tolerance: float) -> _Seen:
         points = ((x1, y1), (x2, y2))
         scale = 0.15 * max(x2 - x1, y2 - y1)
     box = tuple(float(v) for v in reading.box)
-    return _Seen(reading.name, points, max(2.0, tolerance * scale), float(reading.confidence), box)  # type: ignore[arg-type]
+    return _Seen(
+        reading.name,
+        points,
+        max(2.0, tolerance * scale),
+        max(2.0, still * scale),
+        float(reading.confidence),
+        box,  # type: ignore[arg-type]
+    )
 
 
 def _same_card(seen: _Seen, known: _Seen) -> bool:
@@ -336,7 +349,7 @@ class PileWatcher:
         settings = self.settings
         turned = settings.turn_every_second_read and self._reads_this_change % 2 == 1
         cards = self.reader.read(crop_bgr, turned=turned)
-        readings = [_as_seen(card, settings.pose_tolerance) for card in cards]
+        readings = [_as_seen(card, settings.pose_tolerance, settings.still_tolerance) for card in cards]
         self.reads += 1
         if self._resume_top is not None:
             top = next((seen for seen in readings if seen.name == self._resume_top), None)
@@ -403,10 +416,16 @@ class PileWatcher:
         ]
         if new:
             # Several at once (a misread old card, a pile the watcher never saw): the card on top is
-            # the one that lies wholly where the picture changed, then the most complete.
-            def rank(seen: _Seen) -> tuple[float, int, float]:
+            # the one the previous read also took for the new card (where two identical cards lie,
+            # each view may pair their four corners differently), then the one that lies wholly where
+            # the picture changed, then the most complete.
+            (last_verdict, last_subject), _ = self._streak
+            previous = last_subject if last_verdict == "new" else None
+
+            def rank(seen: _Seen) -> tuple[bool, float, int, float]:
                 inside = sum(_inside(point, changed, crop_shape) for point in seen.points)
-                return inside / len(seen.points), len(seen.points), seen.confidence
+                agrees = previous is not None and _same_landing(seen, previous)
+                return agrees, inside / len(seen.points), len(seen.points), seen.confidence
 
             landed = max(new, key=rank)
             if self._arm_in_zone(changed, landed, crop_shape):
@@ -428,31 +447,42 @@ class PileWatcher:
             return False  # the first picture: everything counts as changed, nothing to compare
         if not (changed[[0, -1], :].any() or changed[:, [0, -1]].any()):
             return False  # nothing reaches in from the zone's edge
-        height, width = crop_shape[:2]
-        rows, columns = changed.shape
         x1, y1, x2, y2 = card.box
         grow = self.settings.arm_card_margin * max(x2 - x1, y2 - y1)
         beyond = changed.copy()
-        beyond[
-            max(0, int((y1 - grow) * rows / height)) : int(np.ceil((y2 + grow) * rows / height)),
-            max(0, int((x1 - grow) * columns / width)) : int(np.ceil((x2 + grow) * columns / width)),
-        ] = False
+        beyond[_cells((x1 - grow, y1 - grow, x2 + grow, y2 + grow), changed.shape, crop_shape)] = False
         return np.count_nonzero(beyond) > self.settings.arm_share_beyond_card * np.count_nonzero(changed)
 
     def _was_visible(self, seen: _Seen, changed: np.ndarray, crop_shape: tuple[int, ...]) -> bool:
         """Seen before as a whole, or corner by corner: a reader may pair one corner of a card with
         the twin corner of an identical card beside it, a "new pose" that is no new card.
 
-        A card only ever seen by one corner proves less: an identical card laid with a corner on that
-        spot is new. It changed the picture at every corner it shows, the known one included; the
-        known card merely uncovered (a hand or a coin lifted off its other corner) did not."""
+        An identical card laid almost where a known one lay (turned by 180°, its corners took each
+        other's places) is new all the same: its corners moved, if by less than the pose tolerance,
+        and the picture changed at each of them and over most of its face. A known card uncovered
+        (a coin lifted off a corner) or with a card laid across it did not move; one nudged by a few
+        millimetres changed at its edges, not over its face."""
         known = [card for state in self._seen for card in state if card.name == seen.name]
-        laid_here = len(seen.points) > 1 and all(_inside(p, changed, crop_shape) for p in seen.points)
-        if any(_same_card(seen, card) and not (laid_here and len(card.points) == 1) for card in known):
-            return True
-        return len(seen.points) > 1 and all(
-            any(math.dist(p, q) <= max(seen.tolerance, card.tolerance) for card in known for q in card.points)
-            for p in seen.points
+        if not any(_same_card(seen, card) for card in known) and not (
+            len(seen.points) > 1
+            and all(
+                any(
+                    math.dist(p, q) <= max(seen.tolerance, card.tolerance)
+                    for card in known
+                    for q in card.points
+                )
+                for p in seen.points
+            )
+        ):
+            return False
+        return not (
+            len(seen.points) > 1
+            and any(
+                all(math.dist(p, q) > seen.still for card in known for q in card.points) for p in seen.points
+            )
+            and all(_inside(p, changed, crop_shape) for p in seen.points)
+            and float(changed[_cells(seen.box, changed.shape, crop_shape)].mean())
+            >= self.settings.laid_anew_share
         )
 
     def _changed_region(self, small: np.ndarray) -> np.ndarray:
@@ -527,6 +557,22 @@ class PileWatcher:
         self._dirty = False
         self._reading_since = None
         self._arm = np.zeros(2)
+
+
+def _cells(
+    box: tuple[float, float, float, float], small_shape: tuple[int, ...], crop_shape: tuple[int, ...]
+) -> tuple[slice, slice]:
+    """The rows and columns of the small picture that a crop-pixel box covers (at least one each)."""
+    height, width = crop_shape[:2]
+    rows, columns = small_shape[:2]
+    x1, y1, x2, y2 = box
+    top, left = (
+        min(rows - 1, max(0, int(y1 * rows / height))),
+        min(columns - 1, max(0, int(x1 * columns / width))),
+    )
+    bottom = max(top + 1, math.ceil(y2 * rows / height))
+    right = max(left + 1, math.ceil(x2 * columns / width))
+    return slice(top, bottom), slice(left, right)
 
 
 def _inside(point: tuple[float, float], region: np.ndarray, crop_shape: tuple[int, ...]) -> bool:
