@@ -174,6 +174,19 @@ def test_wild_symbol_on_a_coloured_card_is_rejected(reader):
     assert reader.cards_from_detections(canvas, misread) == []
 
 
+def test_a_wild_boxed_tightly_around_its_oval_is_still_a_wild(reader):
+    """The network may box the modern wild's index, a four-colour oval, without the black around it
+    (seen on a simulated table, where a played wild went unread): the black field is further out."""
+    canvas = table(260, 220)
+    card = paste(canvas, "wild", 30, 30, design="modern", height=100)
+    hugging = []
+    for d in card.detections:
+        x1, y1, x2, y2 = d.box
+        dx, dy = 0.27 * (x2 - x1), 0.27 * (y2 - y1)
+        hugging.append(Detection((x1 + dx, y1 + dy, x2 - dx, y2 - dy), d.class_id, d.class_name, d.score))
+    assert [c.name for c in reader.cards_from_detections(canvas, hugging)] == ["wild"]
+
+
 def test_crop_fast_path_runs_the_network_once(tmp_path):
     """End to end on a discard-zone crop: scripted network → reader, no tiling."""
     crop = table(320, 320)

@@ -99,6 +99,7 @@ class ReaderSettings:
     #: along it was cut by the edge.
     cut_share: float = 0.75
     field_margin: float = 0.2  # field read around an index box
+    wild_field_margin: float = 0.6  # a wild index's black field, read around its (oval) glyph
     min_light_share: float = 0.04  # an index is a white glyph: some light pixels must be there …
     ink_visible_from: float = 10.0  # … once it is this many pixels tall; smaller, blur eats the ink
     tile_max_shrink: float = 2.5  # tile when the picture would shrink more than this into the input
@@ -218,11 +219,16 @@ class CardReader:
         reading = model.read(votes)
         symbol = _nearest_colourblind(detection, colourblind, settings.colourblind_radius)
         if detection.class_name in WILD_SYMBOLS:
-            # A black field around a printed glyph (white, or the wild's four colours).
+            # A black field around a printed glyph (white, or the wild's four colours). The modern
+            # wild's glyph, a four-colour oval, fills its box: its black field lies further out.
             printed = (
                 votes.total > 0 and (votes.light + votes.coloured) / votes.total >= settings.min_light_share
             )
-            black = reading.colour == BLACK or reading.dark_share >= model.min_dark_share
+            field = model.read(model.votes(image_bgr, detection.box, settings.wild_field_margin))
+            black = (
+                BLACK in (reading.colour, field.colour)
+                or max(reading.dark_share, field.dark_share) >= model.min_dark_share
+            )
             return _Index(detection, votes, None, "hue", 1.0) if black and printed else None
         looks_printed = detection.size < settings.ink_visible_from or (
             votes.total > 0 and votes.light / votes.total >= settings.min_light_share
