@@ -434,21 +434,3 @@ def test_a_replay_whose_views_each_pick_another_pairing_still_lands() -> None:
     events = feed(watcher, [laid] * 20, start=2.0)
     assert landings(events) == [("red-2", True)]
     assert not [e for e in events if isinstance(e, CardUnreadable)]
-
-
-def test_a_misread_pair_of_old_corners_does_not_outrank_the_card_that_landed() -> None:
-    """Seen in a simulated game: as a yellow 3 landed, the half-covered corner of the green 3 below
-    was misread as a 2 and paired with the older green 2's corner: a "new green 2" with every corner
-    where a known card had one. The card that landed shows corners where none was."""
-    red2, red3 = card("red-2", [(60, 50), (100, 130)]), card("red-3", [(110, 60), (150, 140)])
-    watcher, reader = scripted_watcher()
-    one = with_card(TABLE, 40, 30)
-    two = with_card(one, 100, 50, value=200)
-    events = show(watcher, reader, [red2], one, start=1.0)
-    events += show(watcher, reader, [red2, red3], two, start=2.0)
-    misread = replace(card("red-2", [(60, 50), (150, 140)]), confidence=0.95)
-    blue7 = card("blue-7", [(80, 90), (140, 160)])
-    laid = two.copy()
-    laid[40:170, 40:170] = 120
-    events += show(watcher, reader, [card("red-3", [(110, 60)]), misread, blue7], laid, start=3.0)
-    assert landings(events) == [("red-2", False), ("red-3", False), ("blue-7", False)]

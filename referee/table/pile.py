@@ -418,26 +418,14 @@ class PileWatcher:
             # Several at once (a misread old card, a pile the watcher never saw): the card on top is
             # the one the previous read also took for the new card (where two identical cards lie,
             # each view may pair their four corners differently), then the one that lies wholly where
-            # the picture changed, then the one showing corners where no known card had one (a half
-            # covered old corner misread, paired with another old card's, shows none), then the most
-            # complete.
+            # the picture changed, then the most complete.
             (last_verdict, last_subject), _ = self._streak
             previous = last_subject if last_verdict == "new" else None
-            known = [card for state in self._seen for card in state]
 
-            def rank(seen: _Seen) -> tuple[bool, float, float, int, float]:
+            def rank(seen: _Seen) -> tuple[bool, float, int, float]:
                 inside = sum(_inside(point, changed, crop_shape) for point in seen.points)
-                fresh = sum(
-                    all(
-                        math.dist(p, q) > max(seen.tolerance, card.tolerance)
-                        for card in known
-                        for q in card.points
-                    )
-                    for p in seen.points
-                )
                 agrees = previous is not None and _same_landing(seen, previous)
-                count = len(seen.points)
-                return agrees, inside / count, fresh / count, count, seen.confidence
+                return agrees, inside / len(seen.points), len(seen.points), seen.confidence
 
             landed = max(new, key=rank)
             if self._arm_in_zone(changed, landed, crop_shape):
