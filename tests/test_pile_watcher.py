@@ -314,8 +314,8 @@ def test_an_identical_card_laid_almost_square_on_the_last_is_still_a_replay() ->
 
 def test_an_identical_card_laid_over_the_one_corner_seen_of_an_older_one_is_a_play() -> None:
     """An older red +2 was only ever seen by one corner (a coin lies on the other); a second red +2
-    laid with its corner right there is still a new card: the picture changed at every corner of it
-    (seen in a simulated game, where the play was missed)."""
+    laid with its corner right there is still a new card: it moved, and the picture changed at every
+    corner of it and over its face."""
     older, blue3 = card("red-draw2", [(130, 120)]), card("blue-3", [(30, 30), (60, 90)])
     newer = card("red-draw2", [(95, 55), (125, 115)])
     watcher, reader = scripted_watcher()
