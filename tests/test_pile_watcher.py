@@ -434,3 +434,20 @@ def test_a_replay_whose_views_each_pick_another_pairing_still_lands() -> None:
     events = feed(watcher, [laid] * 20, start=2.0)
     assert landings(events) == [("red-2", True)]
     assert not [e for e in events if isinstance(e, CardUnreadable)]
+
+
+def test_a_card_one_view_reads_by_a_lone_corner_is_not_taken_for_an_arm() -> None:
+    """Seen in a simulated game: a yellow 3 landed by the zone's edge; the turned view read both its
+    corners, the upright view one (the other misread). A lone corner's card box is a guess, and the
+    change beyond it looked like an arm, so the two views never agreed twice in a row."""
+    red7 = card("red-7", [(60, 50), (90, 110)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
+    laid = pile.copy()
+    laid[100:200, 100:170] = 200  # the new card reaches the zone's bottom edge
+    lone = [red7, card("red-5", [(115, 115)]), card("red-2", [(155, 185)])]
+    whole = [red7, card("red-5", [(115, 115), (155, 185)])]
+    watcher.reader = TwoViewReader(lone, whole)
+    events = feed(watcher, [laid] * 20, start=2.0)
+    assert landings(events) == [("red-5", False)]

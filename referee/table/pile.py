@@ -430,7 +430,10 @@ class PileWatcher:
                 return agrees, inside / len(seen.points), len(seen.points), seen.confidence
 
             landed = max(new, key=rank)
-            if self._arm_in_zone(changed, landed, crop_shape):
+            # A lone corner's card box is a guess; the other view's reading of the same card, with
+            # more corners, tells better where the card lies (and so what change is beyond it).
+            fuller = previous if previous is not None and _same_landing(landed, previous) else landed
+            if self._arm_in_zone(changed, max(landed, fuller, key=lambda seen: len(seen.points)), crop_shape):
                 return "hand", None
             return "new", landed
         if top_in_place:
