@@ -1,70 +1,69 @@
 """The colour profile: one card of each colour laid in the discard zone under the room's light.
 
-The card is found as the largest region of the discard-zone crop that differs from the table
-around it, checked against a card's size (the crop is metric, so a card is about 56 × 87 mm),
-and shrunk by a few millimetres so the white rim and shadows stay out. Its pixels go to the
-vision reader's :meth:`~referee.vision.colour.ColourModel.from_samples`, which owns what a colour
-reference is; the profile stores the resulting model.
+The card is found the way the referee will see it during play: the detector finds its corner
+indices, and the field around each index — exactly the pixels the reader colours an index by —
+is the sample. A patterned cloth, a lamp's hot spot or a second object in the zone therefore
+cannot pass for the card, as a "largest region unlike the table" could (that way mistook a light
+cloth for the card on 3 of 20 simulated tables, and the calibrated colours then read blue cards
+as yellow). The samples go to :meth:`~referee.vision.colour.ColourModel.from_samples`, which owns
+what a colour reference is, and the new model must read every sample as its own colour before it
+is accepted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import cv2
 import numpy as np
 
-from calibration.table_view import CARD_MM, TableView
+from calibration.table_view import TableView
 from referee.errors import UserError
+
+if TYPE_CHECKING:
+    from referee.vision.colour import ColourModel
+    from referee.vision.reader import CardReader
 
 #: Colours calibration asks for; ``black`` (a wild card's field) is optional.
 SAMPLE_COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue", "black")
-#: Lab distance (OpenCV 8-bit scale, L weighted half) from the table colour that counts as "card".
-CARD_CONTRAST = 28.0
-RIM_MM = 4.0
+#: Detections weaker than this are not trusted to be the card's indices.
+MIN_INDEX_SCORE = 0.4
 
 
-def card_field_pixels(crop_bgr: np.ndarray, px_per_mm: float, card: str = "the card") -> np.ndarray:
-    """The card's field pixels (N × 3 BGR) in a discard-zone crop, or a one-line error saying what to fix."""
-    lab = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
-    height, width = lab.shape[:2]
-    ring = max(3, round(0.04 * min(height, width)))
-    border = np.concatenate(
-        [
-            lab[:ring].reshape(-1, 3),
-            lab[-ring:].reshape(-1, 3),
-            lab[:, :ring].reshape(-1, 3),
-            lab[:, -ring:].reshape(-1, 3),
-        ]
-    )
-    table = np.median(border, axis=0)
-    difference = (lab - table) * np.float32([0.5, 1.0, 1.0])
-    mask = (np.linalg.norm(difference, axis=2) > CARD_CONTRAST).astype(np.uint8)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
-    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel), cv2.MORPH_OPEN, kernel)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-    card_area_px = CARD_MM[0] * CARD_MM[1] * px_per_mm**2
-    if count <= 1:
-        raise UserError(f"no card found in the discard zone: lay {card} flat in the middle of it")
-    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    share = stats[largest, cv2.CC_STAT_AREA] / card_area_px
-    if not 0.5 <= share <= 1.8:
-        size = "too small" if share < 0.5 else "too big"
-        raise UserError(
-            f"the thing in the discard zone is {size} for a card ({share:.1f} × a card's area): lay only "
-            f"{card} flat in the middle of the discard zone, nothing else"
-        )
-    card = (labels == largest).astype(np.uint8)
-    rim = max(1, round(RIM_MM * px_per_mm))
-    field = cv2.erode(card, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * rim + 1, 2 * rim + 1)))
-    return crop_bgr[field.astype(bool)]
+def index_fields(crop_bgr: np.ndarray, reader: CardReader, card: str = "the card") -> list[np.ndarray]:
+    """The fields around the card's corner indices in a discard-zone crop (BGR crops, one per index).
+
+    The card's symbol is the one the detector is surest of; its largest glyph is left out when it
+    is much larger than the others (the classic deck's big numeral in the middle, on a white oval).
+    A one-line error says what to fix when no card is in view.
+    """
+    from referee.vision.classes import SYMBOL_CLASSES, WILD_SYMBOLS
+    from referee.vision.colour import field_crop
+
+    found = [
+        d
+        for d in reader.detector.detect(crop_bgr)
+        if d.class_name in SYMBOL_CLASSES and d.score >= MIN_INDEX_SCORE
+    ]
+    if not found:
+        raise UserError(f"no card found in the discard zone: lay {card} flat and face up in the middle of it")
+    symbol = max(found, key=lambda d: d.score).class_name
+    indices = [d for d in found if d.class_name == symbol]
+    smallest = min(d.size for d in indices)
+    settings = reader.settings
+    corners = [d for d in indices if d.size <= settings.pair_size_ratio * smallest]
+    margin = settings.wild_field_margin if symbol in WILD_SYMBOLS else settings.field_margin
+    return [field_crop(crop_bgr, d.box, margin) for d in corners]
 
 
-def colour_model_from_cards(view: TableView, pictures: Mapping[str, np.ndarray]):
+def colour_model_from_cards(
+    view: TableView, pictures: Mapping[str, np.ndarray], reader: CardReader
+) -> ColourModel:
     """A :class:`~referee.vision.colour.ColourModel` from one camera picture per card colour.
 
     ``pictures`` maps red, yellow, green and blue (and optionally black, a wild card) to a frame
-    from the calibrated camera with that card alone in the discard zone.
+    from the calibrated camera with that card alone in the discard zone; ``reader`` finds the
+    card's indices (its colour model is the base the new one starts from).
     """
     from referee.vision.colour import ColourModel
 
@@ -74,5 +73,17 @@ def colour_model_from_cards(view: TableView, pictures: Mapping[str, np.ndarray])
     samples = {}
     for colour, picture in pictures.items():
         card = "a wild card" if colour == "black" else f"a {colour} card"
-        samples[colour] = card_field_pixels(view.crop(picture, "discard"), view.px_per_mm, card)
-    return ColourModel.from_samples(samples)
+        samples[colour] = index_fields(view.crop(picture, "discard"), reader, card)
+    model = ColourModel.from_samples(samples, base=reader.colour_model)
+    for colour, fields in samples.items():
+        if colour == "black":
+            continue
+        votes = [model.votes(field, (0, 0, field.shape[1], field.shape[0]), 0.0) for field in fields]
+        reading = model.read(sum(votes[1:], votes[0]))
+        if reading.colour != colour or reading.confidence < model.strong:
+            seen = reading.colour or "no colour"
+            raise UserError(
+                f"the {colour} card reads as {seen} with the measured colours: light the table evenly "
+                "and calibrate the colours again, or leave out --colours to keep the default ones"
+            )
+    return model

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import cv2
@@ -9,13 +10,15 @@ import numpy as np
 import pytest
 
 from calibration.clicks import PointCollector, require_display
-from calibration.colours import card_field_pixels, colour_model_from_cards
+from calibration.colours import colour_model_from_cards, index_fields
 from calibration.markers import find_markers, marker_image, marker_sheet, write_marker_sheet
 from calibration.plane import build_profile, check_zones, profile_from_markers
 from calibration.preview import draw_preview
 from calibration.profile import CalibrationProfile
-from calibration.table_view import Zone, default_zones
+from calibration.table_view import CARD_MM, Zone, default_zones
 from referee.errors import UserError
+from referee.render.cards import render_card
+from referee.render.compose import place, pose_homography
 
 TABLE_MM = (700.0, 500.0)
 MARGIN_MM = 60.0
@@ -23,7 +26,7 @@ CANVAS_PX_PER_MM = 2.0
 FRAME_SIZE = (1280, 720)
 #: Where the canvas corners land in the camera picture: a camera looking down at a slant.
 CAMERA_QUAD = np.float32([[180, 40], [1110, 80], [1240, 700], [50, 670]])
-CARD_BGR = {"red": (40, 30, 200), "yellow": (30, 210, 240), "green": (70, 160, 40), "blue": (190, 100, 20)}
+CARD_COLOURS = ("red", "yellow", "green", "blue")
 
 
 def mm_to_canvas(x_mm: float, y_mm: float) -> tuple[float, float]:
@@ -44,8 +47,11 @@ def true_homography() -> np.ndarray:
     return cv2.getPerspectiveTransform(canvas, CAMERA_QUAD)
 
 
-def table_canvas(marker_ids=(0, 1, 2, 3), card: str | None = None) -> np.ndarray:
-    """A wooden table from above with the markers on paper at the rectangle's corners (and a card)."""
+def table_canvas(
+    marker_ids=(0, 1, 2, 3), card: str | None = None, symbol: str = "5", faded: float = 0.0
+) -> np.ndarray:
+    """A wooden table from above with the markers on paper at the rectangle's corners (and a card
+    of colour ``card``, ``black`` for a wild)."""
     width, height = canvas_size()
     rng = np.random.default_rng(7)
     canvas = np.empty((height, width, 3), np.uint8)
@@ -63,21 +69,19 @@ def table_canvas(marker_ids=(0, 1, 2, 3), card: str | None = None) -> np.ndarray
             marker_image(marker_id, side), cv2.COLOR_GRAY2BGR
         )
     if card is not None:
-        draw_card(canvas, card)
+        draw_card(canvas, card, symbol, faded)
     return canvas
 
 
-def draw_card(canvas: np.ndarray, colour: str) -> None:
-    """A card at the middle of the table, turned 20°: white rim, coloured field, white oval."""
+def draw_card(canvas: np.ndarray, colour: str, symbol: str = "5", faded: float = 0.0) -> None:
+    """A rendered classic-deck card at the middle of the table, turned 20°; ``faded`` blends its
+    print towards white (0: as printed, 0.5: half way), like a deck washed out by years of play."""
+    name = "wild" if colour == "black" else f"{colour}-{symbol}"
+    sprite = render_card(name, design="classic", rng=np.random.default_rng(3))
+    print_bgr = sprite.bgr.astype(np.float32)
+    sprite = dataclasses.replace(sprite, bgr=np.uint8(print_bgr + (245 - print_bgr) * faded))
     centre = mm_to_canvas(TABLE_MM[0] / 2, TABLE_MM[1] / 2)
-    s = CANVAS_PX_PER_MM
-
-    def box(width_mm: float, height_mm: float) -> np.ndarray:
-        return np.int32(cv2.boxPoints((centre, (width_mm * s, height_mm * s), 20.0)))
-
-    cv2.fillConvexPoly(canvas, box(56, 87), (245, 245, 245))
-    cv2.fillConvexPoly(canvas, box(50, 81), CARD_BGR[colour] if colour != "black" else (25, 25, 25))
-    cv2.ellipse(canvas, (centre, (38 * s, 62 * s), 50.0), (245, 245, 245), -1)
+    place(canvas, sprite, pose_homography(sprite.size, centre, CARD_MM[1] * CANVAS_PX_PER_MM, 20.0))
 
 
 def camera_picture(canvas: np.ndarray) -> np.ndarray:
@@ -189,30 +193,58 @@ def test_profile_round_trips_and_rejects_damage(tmp_path):
         CalibrationProfile.load(tmp_path / "none.json")
 
 
-def test_card_field_is_found_and_its_rim_left_out():
-    canvas = table_canvas(card="blue")
-    frame = camera_picture(canvas)
-    view = profile_from_markers(frame, TABLE_MM).table_view()
-    pixels = card_field_pixels(view.crop(frame, "discard"), view.px_per_mm)
-    blue = np.all(np.abs(pixels.astype(int) - CARD_BGR["blue"]) < 40, axis=1).mean()
-    white = (pixels.min(axis=1) > 200).mean()
-    wood = np.all(np.abs(pixels.astype(int) - (60, 105, 150)) < 30, axis=1).mean()
-    assert blue > 0.45 and wood < 0.02, (blue, white, wood)
-    with pytest.raises(UserError, match="no card found"):
-        card_field_pixels(view.crop(camera_picture(table_canvas()), "discard"), view.px_per_mm, "a red card")
+@pytest.fixture(scope="module")
+def reader():
+    """The shipped detector with the default colours: what ``uno-referee calibrate --colours`` uses."""
+    from referee.table.session import card_reader
+
+    return card_reader(None, threads=1)
 
 
-def test_colour_model_from_one_card_per_colour():
-    colour = pytest.importorskip("referee.vision.colour")
-    frames = {name: camera_picture(table_canvas(card=name)) for name in (*CARD_BGR, "black")}
+def discard_crop(frame: np.ndarray) -> np.ndarray:
+    return profile_from_markers(frame, TABLE_MM).table_view().crop(frame, "discard")
+
+
+def test_calibration_samples_the_fields_a_read_colours_by(reader):
+    """The field around each corner index, as a read sees it; not the classic deck's big numeral
+    in the middle (it sits on a white oval), not the table."""
+    from referee.vision.colour import ColourModel
+
+    fields = index_fields(discard_crop(camera_picture(table_canvas(card="blue"))), reader)
+    assert len(fields) == 2
+    model = ColourModel.default()
+    for field in fields:
+        assert max(field.shape[:2]) < 3 * 32  # an index (~30 px) and its surroundings, not the card
+        reading = model.read(model.votes(field, (0, 0, field.shape[1], field.shape[0]), 0.0))
+        assert reading.colour == "blue" and reading.confidence > model.strong
+    with pytest.raises(UserError, match="no card found in the discard zone: lay a red card flat"):
+        index_fields(discard_crop(camera_picture(table_canvas())), reader, "a red card")
+
+
+def test_calibrated_colours_read_a_faded_deck_the_default_ones_miss(reader):
+    from referee.vision.colour import ColourModel
+    from referee.vision.reader import CardReader
+
+    frames = {name: camera_picture(table_canvas(card=name, faded=0.55)) for name in (*CARD_COLOURS, "black")}
     profile = profile_from_markers(frames["red"], TABLE_MM)
-    model = colour_model_from_cards(profile.table_view(), frames)
-    for name, bgr in CARD_BGR.items():
-        expected = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2Lab)[0, 0].astype(float)
-        assert np.abs(np.float64(model.centres[name]) - expected).max() < 6, name
+    model = colour_model_from_cards(profile.table_view(), frames, reader)
+    calibrated = CardReader(reader.detector, model, reader.settings)
+    faded_blue = discard_crop(camera_picture(table_canvas(card="blue", symbol="8", faded=0.55)))
+    assert [card.name for card in reader.read(faded_blue)] == []  # too pale for the default colours
+    for colour in CARD_COLOURS:
+        crop = discard_crop(camera_picture(table_canvas(card=colour, symbol="8", faded=0.55)))
+        assert [(card.name, card.colour_from) for card in calibrated.read(crop)] == [(f"{colour}-8", "hue")]
     stored = CalibrationProfile.from_dict(profile.with_colour_model(model).to_dict())
     assert stored.load_colour_model() == model
-    assert profile.load_colour_model() == colour.ColourModel.default()
+    assert profile.load_colour_model() == ColourModel.default()
+
+
+def test_calibration_refuses_colours_it_would_mix_up(reader):
+    frames = {name: camera_picture(table_canvas(card=name)) for name in CARD_COLOURS}
+    frames["yellow"] = frames["red"]  # a red card shown when yellow was asked for
+    view = profile_from_markers(frames["red"], TABLE_MM).table_view()
+    with pytest.raises(UserError, match=r"the yellow card reads as red .* calibrate the colours again"):
+        colour_model_from_cards(view, frames, reader)
 
 
 def test_preview_shows_both_views():

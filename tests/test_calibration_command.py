@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from test_calibration import CARD_BGR, TABLE_MM, camera_picture, table_canvas, true_image_corners
+from test_calibration import CARD_COLOURS, TABLE_MM, camera_picture, table_canvas, true_image_corners
 
 from calibration.profile import CalibrationProfile
 from referee.cli import main
@@ -27,7 +27,7 @@ def test_headless_calibration_from_pictures(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nothing"))
     frame = write(tmp_path / "frame.png", camera_picture(table_canvas()))
     colour_args = []
-    for colour in CARD_BGR:
+    for colour in CARD_COLOURS:
         colour_args += [
             "--colour-image",
             f"{colour}={write(tmp_path / f'{colour}.png', camera_picture(table_canvas(card=colour)))}",

@@ -308,10 +308,7 @@ def test_calibration_adapts_to_the_room(lamp, hard_colour):
         return model.read(model.votes(*card_under_lamp(colour, seed))).colour == colour
 
     samples = {
-        colour: np.concatenate(
-            [field_crop(*card_under_lamp(colour, seed)).reshape(-1, 3) for seed in range(100, 104)]
-        )
-        for colour in COLOURS
+        colour: [field_crop(*card_under_lamp(colour, seed)) for seed in range(100, 104)] for colour in COLOURS
     }
     calibrated = ColourModel.from_samples(samples)
     assert all(reads(calibrated, colour, seed) for colour in COLOURS for seed in range(6))

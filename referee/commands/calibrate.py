@@ -103,8 +103,11 @@ def run(args: argparse.Namespace) -> int:
     pictures = _colour_pictures(args, config, phrases, frame.shape)
     if pictures:
         from calibration.colours import colour_model_from_cards
+        from referee.table.session import card_reader
 
-        profile = profile.with_colour_model(colour_model_from_cards(profile.table_view(), pictures))
+        detector = config.detector
+        reader = card_reader(None, detector.model, detector.backend, detector.threads)
+        profile = profile.with_colour_model(colour_model_from_cards(profile.table_view(), pictures, reader))
         colours = f"measured from {', '.join(pictures)}"
     elif output.exists():
         try:

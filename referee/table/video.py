@@ -644,7 +644,7 @@ def with_table_colours(reader: CardReader, video: TableVideo) -> CardReader:
     from calibration.colours import colour_model_from_cards
 
     try:
-        model = colour_model_from_cards(video.view, video.colour_calibration_pictures())
+        model = colour_model_from_cards(video.view, video.colour_calibration_pictures(), reader)
     except UserError:
         return reader
     return CardReader(reader.detector, model, reader.settings)

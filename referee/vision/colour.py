@@ -21,7 +21,7 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -109,23 +109,30 @@ class ColourModel:
         return cls()
 
     @classmethod
-    def from_samples(cls, samples: Mapping[str, np.ndarray], base: ColourModel | None = None) -> ColourModel:
+    def from_samples(
+        cls, samples: Mapping[str, np.ndarray | Sequence[np.ndarray]], base: ColourModel | None = None
+    ) -> ColourModel:
         """A model re-centred on pixels sampled under the room's light (what calibration calls).
 
         ``samples`` maps each of red/yellow/green/blue (and optionally ``"black"``, a wild card's
-        field) to BGR uint8 pixels of that card colour — any shape ending in 3, e.g. crops of the
-        field from :func:`field_crop`. White and black pixels among them are ignored. The chroma
-        floor follows the weakest colour seen, the darkness ceiling the black samples.
+        field) to BGR uint8 pixels of that card colour — any shape ending in 3, or a list of such
+        crops, e.g. the field around each corner index from :func:`field_crop`. Each crop is
+        balanced on its own, as a read balances each index's field. White and black pixels among
+        them are ignored. The chroma floor follows the weakest colour seen, the darkness ceiling
+        the black samples.
         """
         base = base or cls.default()
         centres: dict[str, tuple[float, float, float]] = {}
         weakest_chroma = np.inf
+        whites: list[np.ndarray] = []
         for colour in COLOURS:
             if colour not in samples:
                 raise UserError(f"colour samples lack {colour}: show a {colour} card during calibration")
-            lab = _to_lab(base.balanced(samples[colour]))
+            lab = np.concatenate([_to_lab(base.balanced(crop)) for crop in _crops(samples[colour])])
             chroma = _chroma(lab)
-            usable = lab[chroma >= 10]
+            # The field is the most coloured thing sampled; white ink picks up some chroma from
+            # blur and the lamp, and around a small index it can outnumber the field's pixels.
+            usable = lab[chroma >= max(10.0, 0.5 * float(np.percentile(chroma, 90)))]
             if len(usable) < 20:
                 raise UserError(
                     f"the {colour} samples hold only {len(usable)} coloured pixels: "
@@ -134,10 +141,22 @@ class ColourModel:
             field_pixels = _dominant_cluster(usable)
             centres[colour] = tuple(float(v) for v in np.median(field_pixels, axis=0))
             field_chroma = _chroma(field_pixels)
-            weakest_chroma = min(weakest_chroma, float(np.percentile(field_chroma, 10)))
+            field_weak = float(np.percentile(field_chroma, 10))
+            weakest_chroma = min(weakest_chroma, field_weak)
+            # White ink: light, lighter than the field and less coloured than nearly all of it.
+            lightness = lab[:, 0]
+            ink = (lightness >= base.min_light_lightness) & (chroma < field_weak)
+            ink &= lightness > np.percentile(field_pixels[:, 0], 90) + 5
+            whites.append(chroma[ink])
+        # Below the floor a pixel is white, grey or black. A pale print lowers it from the base's
+        # (other print runs vary, so it is never raised), but not into the tint the white ink
+        # itself shows here (a warm lamp, blur at the glyph edges).
+        ink_chroma = np.concatenate(whites)
+        white_chroma = float(np.percentile(ink_chroma, 90)) if len(ink_chroma) else 0.0
+        floor = max(0.6 * weakest_chroma, min(white_chroma + 4.0, 0.9 * weakest_chroma))
         changes: dict[str, object] = {
             "centres": centres,
-            "min_chroma": float(np.clip(weakest_chroma * 0.6, 10.0, 40.0)),
+            "min_chroma": float(np.clip(floor, 10.0, base.min_chroma)),
         }
         if base.auto_white:
             # Every read is balanced to its own white ink, so white and black sit where the base
@@ -148,7 +167,7 @@ class ColourModel:
         if BLACK in samples:
             # A wild card's field is mostly black, with a four-colour oval and white print on it:
             # the neutral pixels' lower majority is the black, and the ceiling sits a bit above it.
-            black = _to_lab(samples[BLACK])
+            black = np.concatenate([_to_lab(crop) for crop in _crops(samples[BLACK])])
             neutral = black[_chroma(black) < 20]
             if len(neutral) < 20:
                 raise UserError("the black samples hold no black field: show a wild card face up")
@@ -293,6 +312,11 @@ def _balance_to_white(crop_bgr: np.ndarray, min_level: float = 60.0, max_tint: f
         return crop_bgr
     gains = np.clip(WHITE_LEVEL / np.maximum(white, 1.0), 0.5, 2.5)
     return np.clip(pixels * gains, 0, 255).astype(np.uint8).reshape(crop_bgr.shape)
+
+
+def _crops(sample: np.ndarray | Sequence[np.ndarray]) -> list[np.ndarray]:
+    """A calibration sample as a list of crops: one array of pixels, or several."""
+    return [sample] if isinstance(sample, np.ndarray) else list(sample)
 
 
 def _chroma(lab: np.ndarray) -> np.ndarray:
