@@ -84,6 +84,6 @@ def colour_model_from_cards(
             seen = reading.colour or "no colour"
             raise UserError(
                 f"the {colour} card reads as {seen} with the measured colours: light the table evenly "
-                "and calibrate the colours again, or leave out --colours to keep the default ones"
+                "and calibrate the colours again, or calibrate without them to keep the default ones"
             )
     return model

@@ -82,3 +82,41 @@ def test_missing_markers_exit_2_with_one_line(tmp_path, capsys):
         "uno-referee: error: calibration markers not found: missing 2 (bottom right)"
     )
     assert captured.err.count("\n") == 1 and not (tmp_path / "p.json").exists()
+
+
+def test_a_colour_picture_without_a_card_keeps_the_plane_and_says_what_to_fix(tmp_path, capsys):
+    frame = write(tmp_path / "frame.png", camera_picture(table_canvas()))
+    colour_args = []
+    for colour in CARD_COLOURS:
+        picture = camera_picture(table_canvas(card=None if colour == "blue" else colour))
+        colour_args += ["--colour-image", f"{colour}={write(tmp_path / f'{colour}.png', picture)}"]
+    profile_path = tmp_path / "profile.json"
+    argv = ["calibrate", "--image", frame, "--table-size", "700x500", "--output", str(profile_path)]
+    assert main([*argv, *colour_args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "no card found in the discard zone: lay a blue card flat" in err
+    assert "the table and zones were saved, the colours left at the defaults" in err
+    profile = CalibrationProfile.load(profile_path)
+    assert profile.table_size_mm == TABLE_MM and profile.colour_model is None
+
+
+def test_colours_at_the_camera_ask_again_when_the_card_is_not_found(tmp_path, capsys, monkeypatch):
+    """The user forgot to lay the red card: told why, asked again; the wild card is skipped."""
+    import hardware.camera
+    from hardware.camera import Frame
+
+    empty = camera_picture(table_canvas())
+    shots = [empty, empty] + [camera_picture(table_canvas(card=colour)) for colour in CARD_COLOURS]
+    stills = iter(Frame(image, 0.0, k) for k, image in enumerate(shots))
+    monkeypatch.setattr(hardware.camera, "open_source", lambda *args, **kwargs: object())
+    monkeypatch.setattr(hardware.camera, "read_still", lambda source: next(stills))
+    answers = iter(["", "", "", "", "", "s"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    profile_path = tmp_path / "profile.json"
+    argv = ["calibrate", "--table-size", "700x500", "--colours", "--output", str(profile_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.count("no card found in the discard zone: lay a red card flat") == 1
+    assert "colours measured from red, yellow, green, blue" in out
+    assert CalibrationProfile.load(profile_path).colour_model is not None

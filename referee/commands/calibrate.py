@@ -79,7 +79,6 @@ def run(args: argparse.Namespace) -> int:
     from calibration.markers import write_marker_sheet
     from calibration.plane import build_profile, parse_size_mm
     from calibration.preview import draw_preview
-    from calibration.profile import CalibrationProfile
     from referee.errors import UserError
     from referee.table.config import load_config
     from referee.table.phrases import PhraseBook
@@ -100,25 +99,28 @@ def run(args: argparse.Namespace) -> int:
     zones = _zones(args, frame, corners, table_size)
     profile = build_profile(frame, corners, table_size, zones, args.px_per_mm, method)
 
-    pictures = _colour_pictures(args, config, phrases, frame.shape)
-    if pictures:
-        from calibration.colours import colour_model_from_cards
+    previous = _previous_colours(output)
+    profile = dataclasses.replace(profile, colour_model=previous)
+    colours = "kept from the previous profile" if previous else "defaults (measure them with --colours)"
+    colour_error = None
+    if args.colours or args.colour_image:
+        from calibration.colours import colour_model_from_cards, index_fields
         from referee.table.session import card_reader
 
         detector = config.detector
         reader = card_reader(None, detector.model, detector.backend, detector.threads)
-        profile = profile.with_colour_model(colour_model_from_cards(profile.table_view(), pictures, reader))
-        colours = f"measured from {', '.join(pictures)}"
-    elif output.exists():
-        try:
-            previous = CalibrationProfile.load(output).colour_model
-        except UserError:
-            previous = None
-        profile = dataclasses.replace(profile, colour_model=previous)
-        colours = "kept from the previous profile" if previous else "defaults (measure them with --colours)"
-    else:
-        colours = "defaults (measure them with --colours)"
+        view = profile.table_view()
 
+        def check(picture, card: str) -> None:
+            index_fields(view.crop(picture, "discard"), reader, card)
+
+        pictures = _colour_pictures(args, config, phrases, frame.shape, check)
+        try:
+            profile = profile.with_colour_model(colour_model_from_cards(view, pictures, reader))
+            colours = f"measured from {', '.join(pictures)}"
+        except UserError as error:
+            colour_error = error  # the plane and zones are good: save them, then say what failed
+            colours = "kept from the previous profile" if previous else "left at the defaults"
     profile.save(output)
     preview = (args.preview or output.with_suffix(".preview.png")).expanduser()
     if not cv2.imwrite(str(preview), draw_preview(frame, profile)):
@@ -133,7 +135,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {name} zone: x {zone.x:g}, y {zone.y:g}, {zone.width:g} × {zone.height:g} mm")
     print(f"  check the zones in {preview}")
     print(phrases.message("calibration_saved"))
+    if colour_error is not None:
+        raise UserError(f"{colour_error} (the table and zones were saved, the colours {colours})")
     return 0
+
+
+def _previous_colours(output: Path):
+    """The colour model of the profile being replaced: calibrating the plane again keeps it."""
+    from calibration.profile import CalibrationProfile
+    from referee.errors import UserError
+
+    if not output.exists():
+        return None
+    try:
+        return CalibrationProfile.load(output).colour_model
+    except UserError:
+        return None
 
 
 def _picture(args: argparse.Namespace, config):
@@ -183,8 +200,12 @@ def _zones(args: argparse.Namespace, frame, corners, table_size):
     return zones
 
 
-def _colour_pictures(args: argparse.Namespace, config, phrases, frame_shape) -> dict:
-    """One picture per card colour: from ``--colour-image`` files, or shot with the camera (``--colours``)."""
+def _colour_pictures(args: argparse.Namespace, config, phrases, frame_shape, check) -> dict:
+    """One picture per card colour: from ``--colour-image`` files, or shot with the camera (``--colours``).
+
+    ``check(picture, card)`` raises a one-line error when the card cannot be found on a picture;
+    at the camera the user is then told why and asked again.
+    """
     from calibration.colours import SAMPLE_COLOURS
     from hardware.camera import open_source, read_image, read_still
     from referee.errors import UserError
@@ -216,8 +237,17 @@ def _colour_pictures(args: argparse.Namespace, config, phrases, frame_shape) -> 
         prompt = phrases.message(
             "calibration_lay_wild" if optional else "calibration_lay_card", colour=colour
         )
-        answer = input(f"{prompt} [Enter{', s = skip' if optional else ''}] ")
-        if optional and answer.strip().lower().startswith("s"):
-            continue
-        pictures[colour] = read_still(source).image
+        card = "a wild card" if optional else f"a {colour} card"
+        while True:
+            answer = input(f"{prompt} [Enter{', s = skip' if optional else ''}] ")
+            if optional and answer.strip().lower().startswith("s"):
+                break
+            picture = read_still(source).image
+            try:
+                check(picture, card)
+            except UserError as error:
+                print(error)
+                continue
+            pictures[colour] = picture
+            break
     return pictures
