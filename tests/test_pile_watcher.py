@@ -451,3 +451,24 @@ def test_a_card_one_view_reads_by_a_lone_corner_is_not_taken_for_an_arm() -> Non
     watcher.reader = TwoViewReader(lone, whole)
     events = feed(watcher, [laid] * 20, start=2.0)
     assert landings(events) == [("red-5", False)]
+
+
+def test_a_half_covered_corner_misread_as_an_older_cards_twin_is_no_new_card() -> None:
+    """Seen in a simulated game: a yellow 3 landed over a green 3 and left one of its corners half
+    covered. The reader took that corner for a 2 and paired it with the unmoved corner of an older
+    green 2 into a surer "green 2" than the yellow 3. A new card has no corner exactly where an
+    identical card had one, so the yellow 3 is the play."""
+    green2 = card("green-2", [(40, 40), (80, 120)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 20, 20)
+    assert landings(show(watcher, reader, [green2], one, start=1.0)) == [("green-2", False)]
+    green3 = card("green-3", [(120, 60), (110, 150)])
+    two = with_card(one, 90, 40, value=190)
+    events = show(watcher, reader, [card("green-2", [(40, 40)]), green3], two, start=2.0)
+    assert landings(events) == [("green-3", False)]
+    misread = replace(card("green-2", [(40, 40), (110, 150)]), confidence=0.95)
+    yellow3 = card("yellow-3", [(60, 90), (150, 110)])
+    three = two.copy()
+    three[20:170, 30:170] = 160  # the yellow 3 lies across most of the zone
+    events = show(watcher, reader, [misread, yellow3], three, start=3.0)
+    assert landings(events) == [("yellow-3", False)]

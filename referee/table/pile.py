@@ -419,15 +419,19 @@ class PileWatcher:
         if new:
             # Several at once (a misread old card, a pile the watcher never saw): the card on top is
             # the one the previous read also took for the new card (where two identical cards lie,
-            # each view may pair their four corners differently), then the one that lies wholly where
-            # the picture changed, then the most complete.
+            # each view may pair their four corners differently), then one with no corner exactly
+            # where an identical card had one (a half-covered corner misread as that card's symbol,
+            # paired with its unmoved corner), then the one that lies wholly where the picture
+            # changed, then the most complete.
             (last_verdict, last_subject), _ = self._streak
             previous = last_subject if last_verdict == "new" else None
 
-            def rank(seen: _Seen) -> tuple[bool, float, int, float]:
+            def rank(seen: _Seen) -> tuple[bool, bool, float, int, float]:
                 inside = sum(_inside(point, changed, crop_shape) for point in seen.points)
                 agrees = previous is not None and _same_landing(seen, previous)
-                return agrees, inside / len(seen.points), len(seen.points), seen.confidence
+                corners = _nearest_known_corners(seen, self._known(seen.name))
+                unmoved = any(distance <= seen.still for distance, _ in corners)
+                return agrees, not unmoved, inside / len(seen.points), len(seen.points), seen.confidence
 
             landed = max(new, key=rank)
             # A lone corner's card box is a guess; the other view's reading of the same card, with
@@ -467,28 +471,22 @@ class PileWatcher:
         and the picture changed at each of them and over most of its face. A known card uncovered
         (a coin lifted off a corner) or with a card laid across it did not move; one nudged by a few
         millimetres changed at its edges, not over its face."""
-        known = [card for state in self._seen for card in state if card.name == seen.name]
-        if not any(_same_card(seen, card) for card in known) and not (
-            len(seen.points) > 1
-            and all(
-                any(
-                    math.dist(p, q) <= max(seen.tolerance, card.tolerance)
-                    for card in known
-                    for q in card.points
-                )
-                for p in seen.points
-            )
-        ):
+        known = self._known(seen.name)
+        corners = _nearest_known_corners(seen, known)
+        corner_by_corner = len(seen.points) > 1 and all(slack <= 0 for _, slack in corners)
+        if not corner_by_corner and not any(_same_card(seen, card) for card in known):
             return False
         return not (
             len(seen.points) > 1
-            and any(
-                all(math.dist(p, q) > seen.still for card in known for q in card.points) for p in seen.points
-            )
+            and any(distance > seen.still for distance, _ in corners)
             and all(_inside(p, changed, crop_shape) for p in seen.points)
             and float(changed[_cells(seen.box, changed.shape, crop_shape)].mean())
             >= self.settings.laid_anew_share
         )
+
+    def _known(self, name: str) -> list[_Seen]:
+        """The cards called ``name`` seen on the accounted-for picture (corners of earlier reads too)."""
+        return [card for state in self._seen for card in state if card.name == name]
 
     def _changed_region(self, small: np.ndarray) -> np.ndarray:
         """Where the picture changed since the last accounted-for state, grown by two pixels (6 mm)."""
@@ -562,6 +560,18 @@ class PileWatcher:
         self._dirty = False
         self._reading_since = None
         self._arm = np.zeros(2)
+
+
+def _nearest_known_corners(seen: _Seen, known: list[_Seen]) -> list[tuple[float, float]]:
+    """For each corner of ``seen``: the distance to the nearest corner of a ``known`` card, and the
+    smallest distance less the pose tolerance (≤ 0: that corner is where a known card had one)."""
+    corners = []
+    for p in seen.points:
+        gaps = [(math.dist(p, q), max(seen.tolerance, card.tolerance)) for card in known for q in card.points]
+        corners.append(
+            (min(d for d, _ in gaps), min(d - t for d, t in gaps)) if gaps else (math.inf, math.inf)
+        )
+    return corners
 
 
 def _cells(
