@@ -86,25 +86,20 @@ def test_turns_count_plays_passes_and_lone_draws() -> None:
     assert (total.recognised_share, total.false_per_1000_turns) == (0.75, 1.0)
 
 
-def test_vision_reader_is_colour_calibrated_per_table_when_asked(tmp_path) -> None:
+def test_vision_reader_is_colour_calibrated_per_table_when_asked() -> None:
     import argparse
 
     from referee.table.bench import _reader_factory, add_arguments
-    from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
-    model = write_scripted_model(tmp_path / "m.onnx", tensor_for_boxes([(0, 0, 1, 1)], ["0"], scores=0.0))
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     game = [{"flip": "blue-5"}, {"play": "blue-8", "by": "Anna"}]
     video = TableVideo(game, ["Anna", "Ben"], seed=1, settings=VideoSettings(frame_size=(960, 720)))
-    name, make = _reader_factory(
-        parser.parse_args(["--reader", "vision", "--model", str(model), "--calibrate-colours"])
-    )
+    # the shipped detector: calibration finds each card by its corner indices
+    name, make = _reader_factory(parser.parse_args(["--reader", "vision", "--calibrate-colours"]))
     calibrated = make(video, "discard")
     assert "calibrated" in name and make(video, "scoring") is calibrated
-    default_name, make_default = _reader_factory(
-        parser.parse_args(["--reader", "vision", "--model", str(model)])
-    )
+    default_name, make_default = _reader_factory(parser.parse_args(["--reader", "vision"]))
     assert "calibrated" not in default_name
     assert make_default(video, "discard").colour_model != calibrated.colour_model
 
