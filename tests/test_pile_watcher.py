@@ -472,3 +472,27 @@ def test_a_half_covered_corner_misread_as_an_older_cards_twin_is_no_new_card() -
     three[20:170, 30:170] = 160  # the yellow 3 lies across most of the zone
     events = show(watcher, reader, [misread, yellow3], three, start=3.0)
     assert landings(events) == [("yellow-3", False)]
+
+
+def test_a_replay_read_as_crossed_pairs_beats_a_stray_lone_corner() -> None:
+    """Seen in a simulated game: a green reverse laid on a green reverse. Upright, the reader paired
+    each new corner with an old one (so every pairing holds an unmoved corner) and also saw a lone,
+    unsure corner of another card by the new card's edge; turned, it paired the new corners right
+    and saw the stray corner again. The replay lands; the stray corner makes no play."""
+    old = card("green-reverse", [(60, 50), (100, 130)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [old], one, start=1.0)) == [("green-reverse", False)]
+    new_a, new_b = (120, 50), (140, 150)
+    stray = replace(card("blue-1", [(165, 40)]), confidence=0.3)
+    upright = [
+        card("green-reverse", [new_a, (100, 130)]),
+        card("green-reverse", [new_b, (60, 50)]),
+        stray,
+    ]
+    turned = [card("green-reverse", [new_a, new_b]), old, stray]
+    watcher.reader = TwoViewReader(upright, turned)
+    laid = one.copy()
+    laid[30:170, 100:175] = 200
+    events = feed(watcher, [laid] * 20, start=2.0)
+    assert landings(events) == [("green-reverse", True)]

@@ -419,10 +419,13 @@ class PileWatcher:
         if new:
             # Several at once (a misread old card, a pile the watcher never saw): the card on top is
             # the one the previous read also took for the new card (where two identical cards lie,
-            # each view may pair their four corners differently), then one with no corner exactly
-            # where an identical card had one (a half-covered corner misread as that card's symbol,
-            # paired with its unmoved corner), then the one that lies wholly where the picture
-            # changed, then the most complete.
+            # each view may pair their four corners differently), then a whole card (two corners)
+            # with neither corner exactly where an identical card had one (not a half-covered
+            # corner misread as an older card's symbol and paired with that card's unmoved corner),
+            # then the one that lies wholly where the picture changed, then the most complete.
+            # A lone corner does not count as whole: when the reader crosses the corners of an
+            # identical card laid on another, every pairing holds an unmoved corner, and a stray
+            # lone corner must not win over them.
             (last_verdict, last_subject), _ = self._streak
             previous = last_subject if last_verdict == "new" else None
 
@@ -430,8 +433,10 @@ class PileWatcher:
                 inside = sum(_inside(point, changed, crop_shape) for point in seen.points)
                 agrees = previous is not None and _same_landing(seen, previous)
                 corners = _nearest_known_corners(seen, self._known(seen.name))
-                unmoved = any(distance <= seen.still for distance, _ in corners)
-                return agrees, not unmoved, inside / len(seen.points), len(seen.points), seen.confidence
+                whole_and_fresh = len(seen.points) > 1 and all(
+                    distance > seen.still for distance, _ in corners
+                )
+                return agrees, whole_and_fresh, inside / len(seen.points), len(seen.points), seen.confidence
 
             landed = max(new, key=rank)
             # A lone corner's card box is a guess; the other view's reading of the same card, with
