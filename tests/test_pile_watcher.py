@@ -496,3 +496,18 @@ def test_a_replay_read_as_crossed_pairs_beats_a_stray_lone_corner() -> None:
     laid[30:170, 100:175] = 200
     events = feed(watcher, [laid] * 20, start=2.0)
     assert landings(events) == [("green-reverse", True)]
+
+
+def test_a_card_straightened_off_the_zone_edge_is_a_play_not_an_arm() -> None:
+    """Seen in a simulated game: a card landed half off the zone, the watcher asked for it to be
+    straightened, and it was pushed onto the pile. The table showing again where it had lain is
+    change that reaches the zone's edge, but no arm: it looks like the empty table."""
+    watcher, reader = scripted_watcher()
+    off = TABLE.copy()
+    off[20:190, 120:200] = 220  # over the zone's right edge, turned across it
+    events = show(watcher, reader, [], off, frames=60, start=1.0)
+    assert [type(e) for e in events] == [CardUnreadable]
+    straightened = with_card(TABLE, 60, 50)
+    red7 = card("red-7", [(75, 60), (105, 120)])
+    events = show(watcher, reader, [red7], straightened, frames=10, start=6.0)
+    assert landings(events) == [("red-7", False)]

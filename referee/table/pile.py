@@ -442,7 +442,8 @@ class PileWatcher:
             # A lone corner's card box is a guess; the other view's reading of the same card, with
             # more corners, tells better where the card lies (and so what change is beyond it).
             fuller = previous if previous is not None and _same_landing(landed, previous) else landed
-            if self._arm_in_zone(changed, max(landed, fuller, key=lambda seen: len(seen.points)), crop_shape):
+            whole = max(landed, fuller, key=lambda seen: len(seen.points))
+            if self._arm_in_zone(self._unlike_the_table(changed, small), whole, crop_shape):
                 return "hand", None
             return "new", landed
         if top_in_place:
@@ -493,12 +494,18 @@ class PileWatcher:
         """The cards called ``name`` seen on the accounted-for picture (corners of earlier reads too)."""
         return [card for state in self._seen for card in state if card.name == name]
 
+    def _unlike_the_table(self, changed: np.ndarray, small: np.ndarray) -> np.ndarray:
+        """The changed region less where the empty table shows again: a card straightened off the
+        zone's edge uncovers the table there, a change that reaches the edge but is no arm."""
+        if self._empty is None:
+            return changed
+        return changed & _grown(self.gate.changed(self._empty, small))
+
     def _changed_region(self, small: np.ndarray) -> np.ndarray:
         """Where the picture changed since the last accounted-for state, grown by two pixels (6 mm)."""
         if self._reference is None:
             return np.ones(small.shape, bool)
-        changed = self.gate.changed(self._reference, small).astype(np.uint8)
-        return cv2.dilate(changed, np.ones((5, 5), np.uint8)).astype(bool)
+        return _grown(self.gate.changed(self._reference, small))
 
     def _novel_share(self, small: np.ndarray) -> float:
         """Share of the zone that changed since the last settled picture into something not the table."""
@@ -565,6 +572,12 @@ class PileWatcher:
         self._dirty = False
         self._reading_since = None
         self._arm = np.zeros(2)
+
+
+def _grown(mask: np.ndarray) -> np.ndarray:
+    """A change mask of the small picture grown by two pixels (6 mm): an index at a change's edge
+    counts as inside it."""
+    return cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
 
 
 def _nearest_known_corners(seen: _Seen, known: list[_Seen]) -> list[tuple[float, float]]:
