@@ -138,9 +138,8 @@ def test_a_table_is_colour_calibrated_like_a_user_would_before_playing(seed, tmp
     card: on these tables the earlier whole-card sampling read yellow as green (1), most colours
     wrong (7) or yellow and green as blue (12)."""
     from calibration.colours import colour_model_from_cards
-    from referee.render.compose import place
     from referee.table.session import card_reader
-    from referee.table.video import CardPose, with_table_colours
+    from referee.table.video import with_table_colours
     from referee.vision.backends import load_detector
     from referee.vision.reader import CardReader
     from referee.vision.scripted import tensor_for_boxes, write_scripted_model
@@ -159,9 +158,7 @@ def test_a_table_is_colour_calibrated_like_a_user_would_before_playing(seed, tmp
     )
     x, y = video.discard_centre()
     for card in ("red-7", "yellow-7", "green-7", "blue-7"):
-        image = video._base.copy()
-        place(image, video._sprite(card), video._card_homography(card, CardPose(x, y, 30.0)), shadow=0.35)
-        crop = video.view.crop(video._camera_effects(video._optics(image), 0.0), "discard")
+        crop = video.view.crop(video.still_picture(card, x, y, angle_deg=30.0), "discard")
         assert [found.name for found in calibrated.read(crop)] == [card]
     blind = CardReader(
         load_detector(

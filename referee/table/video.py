@@ -582,11 +582,13 @@ class TableVideo:
         discard zone (and a wild card for black), filmed with this table's deck, camera and light."""
         cx, cy = self.discard_centre()
         cards = {"red": "red-5", "yellow": "yellow-5", "green": "green-5", "blue": "blue-5", "black": "wild"}
-        return {colour: self._still_picture(card, cx, cy) for colour, card in cards.items()}
+        return {colour: self.still_picture(card, cx, cy) for colour, card in cards.items()}
 
-    def _still_picture(self, card: str, x_mm: float, y_mm: float) -> np.ndarray:
+    def still_picture(self, card: str, x_mm: float, y_mm: float, angle_deg: float = 0.0) -> np.ndarray:
+        """A camera picture of the empty table with ``card`` alone on it, at t = 0."""
         image = self._base.copy()
-        place(image, self._sprite(card), self._card_homography(card, CardPose(x_mm, y_mm, 0.0)), shadow=0.35)
+        pose = CardPose(x_mm, y_mm, angle_deg)
+        place(image, self._sprite(card), self._card_homography(card, pose), shadow=0.35)
         return self._camera_effects(self._optics(image), 0.0)
 
     def _optics(self, image: np.ndarray) -> np.ndarray:
