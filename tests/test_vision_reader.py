@@ -455,6 +455,28 @@ def test_a_corner_boxed_again_over_its_colourblind_symbol_is_no_second_card(read
     assert [c.name for c in seen] == [name]
 
 
+@pytest.mark.parametrize(("name", "misread_as"), [("yellow-reverse", "reverse"), ("green-1", "4")])
+def test_a_colourblind_symbol_also_boxed_as_an_index_is_no_second_card(reader, name, misread_as):
+    """Seen on laid-out hands (games 909 and 919): the ★ beside a reverse also boxed as a reverse,
+    the ▲ beside a 1 as a 4, each less surely than as the symbol; either became a card of its own."""
+    canvas = table(300, 260)
+    card = paste(canvas, name, 50, 40, height=200, colourblind=True)
+    symbol = min(
+        (d for d in card.detections if d.class_name.startswith("cb-")),
+        key=lambda d: math.dist(d.centre, card.indices[0].centre),
+    )
+    x1, y1, x2, y2 = symbol.box
+    w, h = x2 - x1, y2 - y1
+    again = Detection(
+        (x1 - 0.1 * w, y1 - 0.05 * h, x2 + 0.05 * w, y2 - 0.15 * h),
+        CLASS_NAMES.index(misread_as),
+        misread_as,
+        0.3,
+    )
+    seen = reader.cards_from_detections(canvas, [*card.detections, again])
+    assert [c.name for c in seen] == [name]
+
+
 def test_a_corner_also_read_as_another_symbol_in_a_looser_box_is_no_second_card(reader):
     """Seen on laid-out hands: a 7 boxed tightly and, around it, loosely as a 1 (IoU 0.6, so NMS and a
     plain IoU test keep both); the loose 1 became a red 1 of its own."""

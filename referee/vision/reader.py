@@ -193,10 +193,13 @@ class CardReader:
 
     def cards_from_detections(self, image_bgr: np.ndarray, detections: list[Detection]) -> list[Card]:
         """Colour, verify, pair: the part of :meth:`read` after the network."""
-        symbols = _suppress_duplicates(
-            [d for d in detections if d.class_name in SYMBOL_CLASSES], self.settings
-        )
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
+        symbols = _suppress_duplicates(
+            _off_colourblind_symbols(
+                [d for d in detections if d.class_name in SYMBOL_CLASSES], colourblind, self.settings
+            ),
+            self.settings,
+        )
         indices = [index for d in symbols if (index := self._index(image_bgr, d, colourblind)) is not None]
         settings = self.settings
         groups = _without_echoes(self._pair(_without_shifted_twins(indices, settings)), settings)
@@ -343,6 +346,27 @@ def _suppress_duplicates(detections: list[Detection], settings: ReaderSettings) 
         if not (box_overlap_of_smaller(np.asarray(detection.box), boxes) >= settings.duplicate_overlap).any():
             kept.append(detection)
     return kept
+
+
+def _off_colourblind_symbols(
+    symbols: list[Detection], colourblind: list[Detection], settings: ReaderSettings
+) -> list[Detection]:
+    """Drop index boxes that lie mostly on a colour-blind symbol the detector is surer of: that
+    symbol boxed once more as an index (seen on laid-out hands: a ★ beside a reverse also read as a
+    reverse, a ▲ beside a 1 as a 4), which became a card of its own. An index and the symbol printed
+    beside it overlap far less."""
+    if not colourblind:
+        return symbols
+    boxes = np.asarray([d.box for d in colourblind])
+    scores = np.asarray([d.score for d in colourblind])
+    return [
+        d
+        for d in symbols
+        if not (
+            (box_overlap_of_smaller(np.asarray(d.box), boxes) >= settings.duplicate_overlap)
+            & (scores > d.score)
+        ).any()
+    ]
 
 
 def _without_shifted_twins(indices: list[_Index], settings: ReaderSettings) -> list[_Index]:
