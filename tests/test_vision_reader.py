@@ -143,6 +143,22 @@ def test_a_fanned_hand_reads_every_card_once(reader):
     assert sorted(card.name for card in seen) == sorted(names)
 
 
+@pytest.mark.parametrize("name", ["yellow-3", "green-7", "red-draw2"])
+def test_identical_cards_in_a_fanned_hand_stay_two(reader, name):
+    """Seen on a laid-out hand (game 900): the top-left corners of two yellow 3s, two cards apart,
+    were spaced like one card's two corners and read as one card. A card's corners are printed half
+    a turn apart; these two lie the same way up."""
+    canvas = table(260, 420)
+    names = [name, "red-0", name, "blue-8"]
+    pasted = [paste(canvas, each, 20 + 60 * i, 40, seed=i) for i, each in enumerate(names)]
+    visible = [d for card in pasted[:-1] for d in card.indices[:1]] + pasted[-1].indices
+    first, second = visible[0], visible[2]
+    spacing = math.dist(first.centre, second.centre) / ((first.size + second.size) / 2)
+    assert ReaderSettings().pair_distance[0] <= spacing <= ReaderSettings().pair_distance[1]
+    seen = reader.cards_from_detections(canvas, visible)
+    assert sorted(card.name for card in seen) == sorted(names)
+
+
 def test_one_glyph_read_as_two_symbols_is_one_card(reader):
     canvas = table(260, 220)
     card = paste(canvas, "yellow-6", 30, 30)

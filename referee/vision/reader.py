@@ -84,6 +84,12 @@ class ReaderSettings:
     pair_distance: tuple[float, float] = (2.2, 11.0)
     pair_expected_distance: float = 5.5
     pair_size_ratio: float = 1.6  # the two indices of one card have about the same size
+    #: Two glyphs of one symbol are two cards' corners, not one card's, when they correlate at least
+    #: this well as they lie and this much better than with one half-turned (glyphs of this many
+    #: pixels or more; smaller ones are too blurred to tell).
+    turn_test_alike: float = 0.6
+    turn_test_margin: float = 0.4
+    turn_test_min_px: float = 12.0
     artwork_centre_share: float = 0.25  # within this share of a card's corner spacing of its middle
     colourblind_radius: float = 2.0  # a colour-blind symbol is printed next to the index
     card_margin: float = 0.7  # from an index's outer edge to the card's edge
@@ -202,7 +208,7 @@ class CardReader:
         )
         indices = [index for d in symbols if (index := self._index(image_bgr, d, colourblind)) is not None]
         settings = self.settings
-        groups = _without_echoes(self._pair(_without_shifted_twins(indices, settings)), settings)
+        groups = _without_echoes(self._pair(_without_shifted_twins(indices, settings), image_bgr), settings)
         groups = [
             group
             for group in groups
@@ -246,10 +252,14 @@ class CardReader:
 
     # --- pairs ----------------------------------------------------------------------------------
 
-    def _pair(self, indices: list[_Index]) -> list[tuple[_Index, ...]]:
-        """Group indices into cards: greedy on how typical each candidate pair's spacing is."""
+    def _pair(self, indices: list[_Index], image_bgr: np.ndarray) -> list[tuple[_Index, ...]]:
+        """Group indices into cards: greedy on how typical each candidate pair's spacing is.
+
+        A card's two corners are printed half a turn apart; two glyphs that look the same way up are
+        the corners of two cards (identical cards side by side in a laid-out hand)."""
         settings = self.settings
         low, high = settings.pair_distance
+        grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
         candidates: list[tuple[float, int, int]] = []
         for i, first in enumerate(indices):
             for j in range(i + 1, len(indices)):
@@ -260,7 +270,7 @@ class CardReader:
                 if max(a.size, b.size) > settings.pair_size_ratio * min(a.size, b.size):
                     continue
                 spacing = math.dist(a.centre, b.centre) / ((a.size + b.size) / 2)
-                if low <= spacing <= high:
+                if low <= spacing <= high and not _same_way_up(grey, a, b, settings):
                     candidates.append((abs(math.log(spacing / settings.pair_expected_distance)), i, j))
         paired: set[int] = set()
         groups: list[tuple[_Index, ...]] = []
@@ -305,6 +315,36 @@ class CardReader:
         x2, y2 = boxes[:, 2:].max(axis=0) + grow
         height, width = image_shape[:2]
         return float(max(0.0, x1)), float(max(0.0, y1)), float(min(width, x2)), float(min(height, y2))
+
+
+def _same_way_up(grey: np.ndarray, a: Detection, b: Detection, settings: ReaderSettings) -> bool:
+    """Whether two glyphs of one symbol clearly look alike as they lie, and not once one is turned
+    by half a turn, as a card's two corners would. Glyphs that look alike either way (0, 8, the
+    reverse arrows) or too small to tell say nothing."""
+    if min(a.size, b.size) < settings.turn_test_min_px:
+        return False
+    first, second = _glyph_patch(grey, a.box), _glyph_patch(grey, b.box)
+    if first is None or second is None:
+        return False
+    as_they_lie = float((first * second).mean())
+    half_turned = float((first * second[::-1, ::-1]).mean())
+    return as_they_lie >= settings.turn_test_alike and as_they_lie - half_turned >= settings.turn_test_margin
+
+
+def _glyph_patch(grey: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray | None:
+    """The glyph's box as a small standardised square (zero mean, unit spread), None if flat."""
+    height, width = grey.shape[:2]
+    x1, y1 = max(0, round(box[0])), max(0, round(box[1]))
+    x2, y2 = min(width, round(box[2])), min(height, round(box[3]))
+    if x2 - x1 < 2 or y2 - y1 < 2:
+        return None
+    side = _GLYPH_PATCH_PX
+    patch = cv2.resize(grey[y1:y2, x1:x2], (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
+    spread = float(patch.std())
+    return (patch - patch.mean()) / spread if spread > 1.0 else None
+
+
+_GLYPH_PATCH_PX = 24
 
 
 def _cut_by_the_edge(index: _Index, image_shape: tuple[int, ...], cut_share: float) -> bool:
