@@ -97,8 +97,11 @@ def test_vision_reader_is_colour_calibrated_per_table_when_asked() -> None:
     video = TableVideo(game, ["Anna", "Ben"], seed=1, settings=VideoSettings(frame_size=(960, 720)))
     # the shipped detector: calibration finds each card by its corner indices
     name, make = _reader_factory(parser.parse_args(["--reader", "vision", "--calibrate-colours"]))
-    calibrated = make(video, "discard")
+    calibrated = make(video, "scoring")
     assert "calibrated" in name and make(video, "scoring") is calibrated
+    pile = make(video, "discard")  # the same calibration, read once per look at the smaller input
+    assert pile.colour_model is calibrated.colour_model and pile.one_view and not calibrated.one_view
+    assert (pile.detector.imgsz, calibrated.detector.imgsz) == (224, 320)
     default_name, make_default = _reader_factory(parser.parse_args(["--reader", "vision"]))
     assert "calibrated" not in default_name
     assert make_default(video, "discard").colour_model != calibrated.colour_model

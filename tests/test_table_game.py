@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,28 @@ def test_camera_outage_is_announced_and_the_game_goes_on(table_setup):
     with Journal.open(config.journal.path) as journal:
         observations = journal.load(latest_unfinished(journal)).observations
     assert observations == SEEN  # nothing missed across the outage
+
+
+def test_the_discard_zone_is_read_once_at_its_own_input_and_hands_at_the_models(table_setup):
+    """The watcher's reader looks once at ``detector.pile_imgsz``; the scoring zone keeps the full
+    reader (the model's 320 px and the finer second look), sharing one loaded network."""
+    from referee.table.session import card_reader
+
+    _, config = table_setup
+    config = replace(config, detector=replace(config.detector, pile_imgsz=256))
+    reader = card_reader(None, threads=1)
+    game = open_live_game(
+        config, source=VideoCamera(*_video_and_oracle()), buttons=ButtonQueue(0), reader=reader
+    )
+    try:
+        pile, scoring = game.pipeline.watcher.reader, game.pipeline.scoring_reader
+        assert (pile.detector.imgsz, pile.one_view) == (256, True)
+        assert scoring is reader and (reader.detector.imgsz, reader.one_view) == (320, False)
+        assert pile.detector.session is reader.detector.session
+    finally:
+        game.close()
+
+
+def _video_and_oracle() -> tuple[TableVideo, OracleReader]:
+    video = TableVideo(STEPS[:2], PLAYERS, seed=5, settings=SMALL)
+    return video, OracleReader(video)

@@ -135,6 +135,23 @@ def test_corrupt_model_is_one_line(tmp_path, backend):
     assert "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize("backend", LEAN_BACKENDS)
+def test_the_same_network_runs_at_another_input(scripted, backend):
+    """The pile watcher's smaller input: the loaded network is shared, only the letterbox changes."""
+    model = scripted(boxes=[(56, 56, 84, 84)], names=["reverse"], dynamic=True)
+    detector = load_detector(model, backend)
+    small = detector.at_input(224)
+    assert (detector.imgsz, small.imgsz, detector.at_input(320)) == (320, 224, detector)
+    assert all(getattr(small, name) is value for name, value in vars(detector).items() if name != "info")
+    (detection,) = small.detect(np.zeros((448, 448, 3), np.uint8))  # the 224 input is the picture halved
+    assert detection.box == pytest.approx((112, 112, 168, 168), abs=1e-4)
+    with pytest.raises(UserError, match="not a multiple of 32"):
+        detector.at_input(200)
+    fixed = load_detector(scripted(boxes=[(1, 1, 9, 9)], names=["1"]), backend)
+    with pytest.raises(UserError, match=r"fixed 320 px input, not 224: set detector\.pile_imgsz = 320"):
+        fixed.at_input(224)
+
+
 def test_unknown_backend_names_the_choices(scripted):
     with pytest.raises(UserError, match="onnxruntime, opencv-dnn, ultralytics"):
         load_detector(scripted(boxes=[(1, 1, 9, 9)], names=["1"]), "tensorrt")

@@ -278,6 +278,29 @@ def test_crop_fast_path_runs_the_network_once(tmp_path):
     assert set(seen.to_json()) == {"card", "confidence", "box", "colour_from"}
 
 
+def test_a_one_view_reader_looks_once_where_the_full_reader_looks_again(tmp_path):
+    """The discard zone's reader: one look at its own input, even where indices are small and the
+    full reader would look again in finer tiles."""
+    model = write_scripted_model(
+        tmp_path / "dynamic.onnx",
+        tensor_for_boxes([(150, 150, 158, 160), (200, 220, 208, 230)], ["7", "7"]),
+        dynamic=True,
+    )
+    full = CardReader(load_detector(model))
+    one = full.at_one_view(224)
+    pictures: dict[str, list[tuple[int, ...]]] = {"full": [], "one": []}
+    for name, reader in (("full", full), ("one", one)):
+        network = reader.detector.detect
+        reader.detector.detect = lambda view, name=name, network=network: (
+            pictures[name].append(view.shape) or network(view)
+        )
+    crop = table(400, 400)
+    full.read(crop)
+    one.read(crop)
+    assert pictures["one"] == [(400, 400, 3)] and len(pictures["full"]) > 1
+    assert (one.detector.imgsz, one.colour_model) == (224, full.colour_model)
+
+
 class ResolutionLimitedDetector:
     """Test double for tiling: it knows where the indices of one big picture are and, like the
     network, misses those smaller than ``min_pixels`` once a view is letterboxed into ``imgsz``.

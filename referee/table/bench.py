@@ -40,6 +40,7 @@ from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
 from referee.rules.options import PRESETS, Rules
 from referee.rules.simulator import Habits, RandomPlayer, SimStep, Simulator
+from referee.table.config import PILE_IMGSZ
 from referee.table.pile import (
     CardLanded,
     CardTakenBack,
@@ -51,6 +52,7 @@ from referee.table.pile import (
     read_laid_out,
 )
 from referee.table.seats import SeatDirections
+from referee.table.session import pile_reader
 from referee.table.video import (
     OracleReader,
     PileEventTruth,
@@ -128,6 +130,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_detector_arguments(parser, threads=1)
     add_reader_arguments(parser)
+    parser.add_argument(
+        "--pile-imgsz",
+        type=int,
+        default=PILE_IMGSZ,
+        help=f"network input for the discard zone, read once per look (default {PILE_IMGSZ}, as the referee)",
+    )
 
 
 # --- scoring ------------------------------------------------------------------------------------
@@ -375,18 +383,19 @@ def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
     from referee.vision.options import reader_from_args
 
     vision = reader_from_args(args)
+    name = f"vision ({vision.detector.info.path.name}, discard zone at {args.pile_imgsz} px"
     if args.colours or not args.calibrate_colours:  # a given colour model, or the default one
-        return f"vision ({vision.detector.info.path.name})", lambda video, zone: vision
+        pile = pile_reader(vision, args.pile_imgsz)
+        return f"{name})", lambda video, zone: pile if zone == "discard" else vision
     last: list[tuple[TableVideo, CardReader]] = []  # the discard and scoring zones share one calibration
 
-    def calibrated_reader(video: TableVideo, zone: str) -> CardReader:
+    def calibrated_reader(video: TableVideo, zone: str) -> ReadsCards:
         """The reader with the colours each table's calibration learns, as a user calibrates first."""
         if not last or last[0][0] is not video:
             last[:] = [(video, with_table_colours(vision, video))]
-        return last[0][1]
+        return pile_reader(last[0][1], args.pile_imgsz) if zone == "discard" else last[0][1]
 
-    name = f"vision ({vision.detector.info.path.name}, colours calibrated per table)"
-    return name, calibrated_reader
+    return f"{name}, colours calibrated per table)", calibrated_reader
 
 
 def _parse_size(text: str) -> tuple[int, int]:

@@ -127,13 +127,23 @@ class SpeechConfig:
     rate: int = field(default=165, metadata=_check(lambda v: 80 <= v <= 400, "80 to 400 (words a minute)"))
 
 
+#: The network's input for the discard zone, read once per look: half the work of the model's own
+#: 320 px per read. See docs/hardware.md ("How fast") for what it was measured against.
+PILE_IMGSZ = 224
+
+
 @dataclass(frozen=True)
 class DetectorConfig:
-    """``model``: an ONNX file; empty means the model shipped in ``models/``."""
+    """``model``: an ONNX file; empty means the model shipped in ``models/``. ``pile_imgsz``: the
+    input size the discard zone is read at (photos and the scoring zone use the model's own)."""
 
     backend: str = field(default="onnxruntime", metadata=_choices("onnxruntime", "opencv-dnn"))
     model: str = ""
     threads: int = field(default=2, metadata=_check(lambda v: 1 <= v <= 16, "between 1 and 16"))
+    pile_imgsz: int = field(
+        default=PILE_IMGSZ,
+        metadata=_check(lambda v: 96 <= v <= 640 and v % 32 == 0, "a multiple of 32 from 96 to 640"),
+    )
 
 
 @dataclass(frozen=True)

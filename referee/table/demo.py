@@ -24,7 +24,7 @@ from referee.table.app import RefereeApp
 from referee.table.journal import Journal
 from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
-from referee.table.session import Pipeline
+from referee.table.session import Pipeline, pile_reader
 from referee.table.video import OracleReader, TableVideo, VideoSettings
 
 #: Seat names per language, so that the spoken demo sounds like a family at the table.
@@ -133,7 +133,8 @@ def run_demo(
     game_id = journal.start_game(table.setup, language=language) if journal is not None else None
     app = RefereeApp(table, speaker, PhraseBook(language), journal=journal, game_id=game_id)
     oracles = (OracleReader(video, "discard"), OracleReader(video, "scoring")) if reader is None else ()
-    pipeline = Pipeline(video.view, PileWatcher(reader or oracles[0]), app)
+    watcher = PileWatcher(pile_reader(reader) if reader is not None else oracles[0])
+    pipeline = Pipeline(video.view, watcher, app, scoring_reader=reader)
     if oracles:
         app.read_scoring_zone = lambda: read_laid_out(
             oracles[1], [video.view.crop(pipeline.last_frame, "scoring")]

@@ -341,10 +341,6 @@ class PileWatcher:
             return []
         return self._read(crop_bgr, small, timestamp)
 
-    def read_reveal(self, crops: Iterable[np.ndarray]) -> list[str]:
-        """Cards laid out in the scoring zone, from a few crops: see :func:`read_laid_out`."""
-        return read_laid_out(self.reader, crops)
-
     # --- one settled read ---------------------------------------------------------------------
 
     def _read(self, crop_bgr: np.ndarray, small: np.ndarray, timestamp: float) -> list[PileEvent]:

@@ -21,10 +21,10 @@ from hardware.speaker import Speaker, open_speaker
 from referee.errors import UserError
 from referee.rules import Setup, Table, Verdict, observation_from_dict
 from referee.table.app import RefereeApp
-from referee.table.config import RefereeConfig
+from referee.table.config import PILE_IMGSZ, RefereeConfig
 from referee.table.journal import Journal, SavedGame
 from referee.table.phrases import PhraseBook
-from referee.table.pile import PileWatcher, ReadsCards
+from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
 from referee.vision.reader import CardReader
 
 
@@ -35,6 +35,9 @@ class Pipeline:
     view: TableView
     watcher: PileWatcher
     app: RefereeApp
+    #: Reads hands laid out in the scoring zone (the watcher's own reader when None): a wide crop
+    #: of many cards, read rarely, with every look the reader has.
+    scoring_reader: ReadsCards | None = None
     last_frame: np.ndarray | None = None
 
     def __post_init__(self) -> None:
@@ -68,7 +71,8 @@ class Pipeline:
         """The cards laid out in the scoring zone on the latest frame (hands shown for counting)."""
         if self.last_frame is None:
             return []
-        return self.watcher.read_reveal([self.view.crop(self.last_frame, "scoring")])
+        reader = self.scoring_reader or self.watcher.reader
+        return read_laid_out(reader, [self.view.crop(self.last_frame, "scoring")])
 
 
 def card_reader(
@@ -80,6 +84,12 @@ def card_reader(
     detector = load_detector(model or None, backend, threads=threads)
     colour_model = profile.load_colour_model() if profile is not None else None
     return CardReader(detector, colour_model)
+
+
+def pile_reader(reader: ReadsCards, imgsz: int = PILE_IMGSZ) -> ReadsCards:
+    """What the pile watcher reads the discard zone with: a vision reader looking once at ``imgsz``
+    (:meth:`CardReader.at_one_view`); any other reader (an oracle, a test double) as it is."""
+    return reader.at_one_view(imgsz) if isinstance(reader, CardReader) else reader
 
 
 def load_profile(path: Path) -> CalibrationProfile:
@@ -150,6 +160,7 @@ def open_live_game(
     profile = load_profile(profile_path or config.calibration.profile)
     if reader is None:
         reader = card_reader(profile, config.detector.model, config.detector.backend, config.detector.threads)
+    pile = pile_reader(reader, config.detector.pile_imgsz)
     journal = Journal.open(config.journal.path)
     try:
         table, game_id, language, played = _table_for(config, journal, resume)
@@ -165,10 +176,10 @@ def open_live_game(
     app = RefereeApp(table, speaker, phrases, journal=journal, game_id=game_id)
     if resume is not None and table.turn is not None:
         app.say(phrases.message("game_resumed", player=table.turn))
-    watcher = PileWatcher(reader)
+    watcher = PileWatcher(pile)
     if resume is not None and table.top is not None:
         watcher.resume_on(table.top.name, played)
-    pipeline = Pipeline(profile.table_view(), watcher, app)
+    pipeline = Pipeline(profile.table_view(), watcher, app, scoring_reader=reader)
     return LiveGame(pipeline, frames, buttons, speaker, journal)
 
 

@@ -11,10 +11,11 @@ None of this imports torch: the Pi has none.
 from __future__ import annotations
 
 import ast
+import copy
 import importlib.util
 import json
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -42,6 +43,13 @@ class ModelInfo:
     fixed_input: bool  # True when the ONNX input has a static height/width (then imgsz is that size)
     version: str = ""
     trained_on: str = ""
+
+
+def _check_input_size(size: int) -> None:
+    if size % 32 or size <= 0:
+        raise UserError(
+            f"input size {size} is not a multiple of 32 (the network's stride): use e.g. 224, 256, 320"
+        )
 
 
 def _check_model_file(path: Path) -> None:
@@ -125,10 +133,7 @@ def model_info(
         size = int(height)
     else:
         size = imgsz or int(metadata.get("imgsz") or DEFAULT_IMGSZ)
-    if size % 32:
-        raise UserError(
-            f"input size {size} is not a multiple of 32 (the network's stride): use e.g. 224, 256, 320"
-        )
+    _check_input_size(size)
     return ModelInfo(
         path=path,
         class_names=names,
@@ -169,6 +174,21 @@ class Detector(ABC):
     @property
     def imgsz(self) -> int:
         return self.info.imgsz
+
+    def at_input(self, imgsz: int) -> Detector:
+        """The same loaded network fed pictures of ``imgsz`` px (weights and session shared): the
+        pile watcher reads its small, fixed zone at a smaller input than photos are read at."""
+        if imgsz == self.imgsz:
+            return self
+        if self.info.fixed_input:
+            raise UserError(
+                f"model {self.model_path} has a fixed {self.imgsz} px input, not {imgsz}: "
+                f"set detector.pile_imgsz = {self.imgsz} or export the model with dynamic=True"
+            )
+        _check_input_size(imgsz)
+        resized = copy.copy(self)
+        resized.info = replace(self.info, imgsz=imgsz)
+        return resized
 
     @abstractmethod
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:

@@ -154,6 +154,15 @@ class CardReader:
         self.detector = detector
         self.colour_model = colour_model or ColourModel.default()
         self.settings = settings or ReaderSettings()
+        self.one_view = False
+
+    def at_one_view(self, imgsz: int) -> CardReader:
+        """This reader's network and colours, looking once at ``imgsz`` px and never in tiles: for
+        the discard zone, a small crop of fixed scale read again and again, where a second, finer
+        look would cost more than it finds."""
+        reader = CardReader(self.detector.at_input(imgsz), self.colour_model, self.settings)
+        reader.one_view = True
+        return reader
 
     def read(self, image_bgr: np.ndarray, *, tiles: bool | None = None, turned: bool = False) -> list[Card]:
         """Cards in a BGR picture, in reading order; ``tiles`` None = tile only pictures that need it.
@@ -178,7 +187,7 @@ class CardReader:
             # A point (u, v) of the turned picture is (v, height - u) in the picture.
             return [replace(d, box=(d.box[1], height - d.box[2], d.box[3], height - d.box[0])) for d in seen]
         settings = self.settings
-        if tiles is False:
+        if tiles is False or (tiles is None and self.one_view):
             return self.detector.detect(image_bgr)
         if tiles or needs_tiling(image_bgr.shape, self.detector.imgsz, settings.tile_max_shrink):
             found = detect_tiled(self.detector, image_bgr, settings.tile_max_shrink, settings.tile_overlap)
