@@ -40,7 +40,6 @@ from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
 from referee.rules.options import PRESETS, Rules
 from referee.rules.simulator import Habits, RandomPlayer, SimStep, Simulator
-from referee.table.config import PILE_IMGSZ
 from referee.table.pile import (
     CardLanded,
     CardTakenBack,
@@ -61,7 +60,7 @@ from referee.table.video import (
     VideoSettings,
     with_table_colours,
 )
-from referee.vision.options import add_detector_arguments, add_reader_arguments
+from referee.vision.options import PILE_IMGSZ, add_detector_arguments, add_reader_arguments
 from referee.vision.reader import CardReader
 
 READERS = ("auto", "vision", "oracle")

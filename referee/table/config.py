@@ -31,6 +31,7 @@ from typing import Any
 from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
 from referee.rules.options import Rules
+from referee.vision.options import PILE_IMGSZ
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -125,11 +126,6 @@ class CameraConfig:
 class SpeechConfig:
     enabled: bool = True
     rate: int = field(default=165, metadata=_check(lambda v: 80 <= v <= 400, "80 to 400 (words a minute)"))
-
-
-#: The network's input for the discard zone, read once per look: half the work of the model's own
-#: 320 px per read. See docs/hardware.md ("How fast") for what it was measured against.
-PILE_IMGSZ = 224
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,11 @@ from hardware.speaker import Speaker, open_speaker
 from referee.errors import UserError
 from referee.rules import Setup, Table, Verdict, observation_from_dict
 from referee.table.app import RefereeApp
-from referee.table.config import PILE_IMGSZ, RefereeConfig
+from referee.table.config import RefereeConfig
 from referee.table.journal import Journal, SavedGame
 from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
+from referee.vision.options import PILE_IMGSZ
 from referee.vision.reader import CardReader
 
 
