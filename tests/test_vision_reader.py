@@ -578,6 +578,18 @@ def test_a_colourblind_symbol_also_boxed_as_an_index_is_no_second_card(reader, n
     assert [c.name for c in seen] == [name]
 
 
+def test_an_index_also_boxed_as_a_colourblind_symbol_about_as_surely_is_kept(reader):
+    """Seen on a whole table squeezed into 416 px (held-out scene 131): a yellow 5's lone index boxed
+    as a 5 at 0.28 and as a ★ at 0.54. Neither is clearly surer; dropping the 5 lost the card."""
+    canvas = table(300, 260)
+    card = paste(canvas, "yellow-5", 50, 40, height=200)
+    corner = card.indices[0]
+    lone = replace(corner, score=0.28)
+    x1, y1, x2, y2 = corner.box
+    star = Detection((x1 - 1, y1 + 1, x2 - 1, y2 - 2), CLASS_NAMES.index("cb-star"), "cb-star", 0.54)
+    assert [c.name for c in reader.cards_from_detections(canvas, [lone, star])] == ["yellow-5"]
+
+
 def test_a_corner_also_read_as_another_symbol_in_a_looser_box_is_no_second_card(reader):
     """Seen on laid-out hands: a 7 boxed tightly and, around it, loosely as a 1 (IoU 0.6, so NMS and a
     plain IoU test keep both); the loose 1 became a red 1 of its own."""

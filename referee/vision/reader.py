@@ -98,6 +98,7 @@ class ReaderSettings:
     turn_test_min_px: tuple[float, float] = (10.0, 16.0)  # shorter and longer side of a glyph's box
     artwork_centre_share: float = 0.25  # within this share of a card's corner spacing of its middle
     colourblind_radius: float = 2.0  # a colour-blind symbol is printed next to the index
+    colourblind_surer_by: float = 0.3  # an index box on a colour-blind symbol scored this much surer goes
     card_margin: float = 0.7  # from an index's outer edge to the card's edge
     #: A box lying this much inside another is a second reading of one glyph (as the same or another
     #: symbol). Distinct indices overlap far less: at most 0.27 of the smaller box in the 8,317 pairs
@@ -414,10 +415,12 @@ def _suppress_duplicates(detections: list[Detection], settings: ReaderSettings) 
 def _off_colourblind_symbols(
     symbols: list[Detection], colourblind: list[Detection], settings: ReaderSettings
 ) -> list[Detection]:
-    """Drop index boxes that lie mostly on a colour-blind symbol the detector is surer of: that
-    symbol boxed once more as an index (seen on laid-out hands: a ★ beside a reverse also read as a
-    reverse, a ▲ beside a 1 as a 4), which became a card of its own. An index and the symbol printed
-    beside it overlap far less."""
+    """Drop index boxes that lie mostly on a colour-blind symbol the detector is clearly surer of:
+    that symbol boxed once more as an index (seen on laid-out hands: a ★ beside a reverse also read
+    as a reverse at 0.30 against 0.88, a ▲ beside a 1 as a 4 at 0.28 against 0.89), which became a
+    card of its own. An index and the symbol printed beside it overlap far less. Where the two
+    scores are close (tiny glyphs on a whole table squeezed into one view), either may be the index,
+    and dropping it would lose a card: the index stays."""
     if not colourblind:
         return symbols
     boxes = np.asarray([d.box for d in colourblind])
@@ -427,7 +430,7 @@ def _off_colourblind_symbols(
         for d in symbols
         if not (
             (box_overlap_of_smaller(np.asarray(d.box), boxes) >= settings.duplicate_overlap)
-            & (scores > d.score)
+            & (scores >= d.score + settings.colourblind_surer_by)
         ).any()
     ]
 
