@@ -99,9 +99,13 @@ def test_vision_reader_is_colour_calibrated_per_table_when_asked() -> None:
     name, make = _reader_factory(parser.parse_args(["--reader", "vision", "--calibrate-colours"]))
     calibrated = make(video, "scoring")
     assert "calibrated" in name and make(video, "scoring") is calibrated
-    pile = make(video, "discard")  # the same calibration, read once per look at the smaller input
-    assert pile.colour_model is calibrated.colour_model and pile.one_view and not calibrated.one_view
-    assert (pile.detector.imgsz, calibrated.detector.imgsz) == (224, 320)
+    assert make(video, "discard") is calibrated  # by default the pile is read as hands are
+    _, make_smaller = _reader_factory(
+        parser.parse_args(["--reader", "vision", "--calibrate-colours", "--pile-imgsz", "224"])
+    )
+    pile, scoring = make_smaller(video, "discard"), make_smaller(video, "scoring")
+    assert pile.colour_model is scoring.colour_model and pile.one_view and not scoring.one_view
+    assert (pile.detector.imgsz, scoring.detector.imgsz) == (224, 320)
     default_name, make_default = _reader_factory(parser.parse_args(["--reader", "vision"]))
     assert "calibrated" not in default_name
     assert make_default(video, "discard").colour_model != calibrated.colour_model

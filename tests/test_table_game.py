@@ -204,8 +204,9 @@ def test_camera_outage_is_announced_and_the_game_goes_on(table_setup):
 
 
 def test_the_discard_zone_is_read_once_at_its_own_input_and_hands_at_the_models(table_setup):
-    """The watcher's reader looks once at ``detector.pile_imgsz``; the scoring zone keeps the full
-    reader (the model's 320 px and the finer second look), sharing one loaded network."""
+    """Given a smaller ``detector.pile_imgsz``, the watcher's reader looks once at it; the scoring
+    zone keeps the full reader (the model's 320 px and the finer second look), sharing one loaded
+    network. By default (0) the pile is read by the full reader too."""
     from referee.table.session import card_reader
 
     _, config = table_setup
@@ -219,6 +220,16 @@ def test_the_discard_zone_is_read_once_at_its_own_input_and_hands_at_the_models(
         assert (pile.detector.imgsz, pile.one_view) == (256, True)
         assert scoring is reader and (reader.detector.imgsz, reader.one_view) == (320, False)
         assert pile.detector.session is reader.detector.session
+    finally:
+        game.close()
+    game = open_live_game(
+        config_default := replace(config, detector=replace(config.detector, pile_imgsz=0)),
+        source=VideoCamera(*_video_and_oracle()),
+        buttons=ButtonQueue(0),
+        reader=reader,
+    )
+    try:
+        assert config_default.detector.pile_imgsz == 0 and game.pipeline.watcher.reader is reader
     finally:
         game.close()
 

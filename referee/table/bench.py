@@ -60,7 +60,7 @@ from referee.table.video import (
     VideoSettings,
     with_table_colours,
 )
-from referee.vision.options import PILE_IMGSZ, add_detector_arguments, add_reader_arguments
+from referee.vision.options import add_detector_arguments, add_reader_arguments
 from referee.vision.reader import CardReader
 
 READERS = ("auto", "vision", "oracle")
@@ -132,8 +132,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pile-imgsz",
         type=int,
-        default=PILE_IMGSZ,
-        help=f"network input for the discard zone, read once per look (default {PILE_IMGSZ}, as the referee)",
+        default=0,
+        help="network input for the discard zone, read once per look "
+        "(default 0: the model's own, with the finer second look, as the referee)",
     )
 
 
@@ -382,7 +383,8 @@ def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
     from referee.vision.options import reader_from_args
 
     vision = reader_from_args(args)
-    name = f"vision ({vision.detector.info.path.name}, discard zone at {args.pile_imgsz} px"
+    pile_input = f", discard zone at {args.pile_imgsz} px, one look" if args.pile_imgsz else ""
+    name = f"vision ({vision.detector.info.path.name}{pile_input}"
     if args.colours or not args.calibrate_colours:  # a given colour model, or the default one
         pile = pile_reader(vision, args.pile_imgsz)
         return f"{name})", lambda video, zone: pile if zone == "discard" else vision

@@ -31,7 +31,6 @@ from typing import Any
 from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
 from referee.rules.options import Rules
-from referee.vision.options import PILE_IMGSZ
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -131,14 +130,18 @@ class SpeechConfig:
 @dataclass(frozen=True)
 class DetectorConfig:
     """``model``: an ONNX file; empty means the model shipped in ``models/``. ``pile_imgsz``: the
-    input size the discard zone is read at (photos and the scoring zone use the model's own)."""
+    input size the discard zone is read at, once per look; 0 (the default) reads it as photos and
+    hands are read, at the model's own input with the finer second look (docs/hardware.md, §8)."""
 
     backend: str = field(default="onnxruntime", metadata=_choices("onnxruntime", "opencv-dnn"))
     model: str = ""
     threads: int = field(default=2, metadata=_check(lambda v: 1 <= v <= 16, "between 1 and 16"))
     pile_imgsz: int = field(
-        default=PILE_IMGSZ,
-        metadata=_check(lambda v: 96 <= v <= 640 and v % 32 == 0, "a multiple of 32 from 96 to 640"),
+        default=0,
+        metadata=_check(
+            lambda v: v == 0 or (96 <= v <= 640 and v % 32 == 0),
+            "0 (the model's own) or a multiple of 32 from 96 to 640",
+        ),
     )
 
 

@@ -2,8 +2,8 @@
 
 One line per backend, ``BACKEND: median_ms=… p90_ms=… cpu_ms=… imgsz=…``, timing the whole
 ``Detector.detect`` call (letterbox, inference, decoding and NMS) on one thread by default — the
-budget the pile watcher has on the Pi — at the input the pile watcher uses (``--imgsz 320`` for the
-model's own, at which photos and hands are read). ``cpu_ms`` is the calling thread's CPU time: on a busy
+budget the pile watcher has on the Pi — at the model's own input (``--imgsz`` for another, as
+``detector.pile_imgsz`` can set for the pile). ``cpu_ms`` is the calling thread's CPU time: on a busy
 machine it stays what the call costs, while the wall clock also counts waiting for a core.
 Latency does not depend on the weights, so a random-init export measures the same as the trained
 model; by default the shipped model (and its int8 twin, when present) is measured.
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.errors import UserError
-from referee.vision.options import PILE_IMGSZ, add_detector_arguments
+from referee.vision.options import add_detector_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,12 +66,10 @@ def run(args: argparse.Namespace) -> int:
         detector = load_detector(
             path, backend, imgsz=args.imgsz, conf=args.conf, iou=args.iou, threads=args.threads
         )
-        if args.imgsz is None and not detector.info.fixed_input:
-            detector = detector.at_input(PILE_IMGSZ)  # what the pile watcher feeds it
         timing = time_call(lambda d=detector: d.detect(crop), args.runs, args.warmup)
         print(f"{timing.line(label)} imgsz={detector.imgsz}", flush=True)
         if args.reader and label == "onnxruntime":
-            reader = CardReader(detector).at_one_view(detector.imgsz)  # as the pile watcher reads
+            reader = CardReader(detector)
             print(
                 time_call(lambda r=reader: r.read(crop), args.runs, args.warmup).line(f"reader({label})"),
                 flush=True,

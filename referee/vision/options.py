@@ -16,11 +16,6 @@ if TYPE_CHECKING:
 
 TILING_CHOICES = ("auto", "always", "never")
 
-#: The network's input for the discard zone, which the pile watcher reads once per look: half the
-#: work per read of the model's own 320 px (``detector.pile_imgsz`` in the referee's config; what
-#: it was measured against: docs/hardware.md, "How fast").
-PILE_IMGSZ = 224
-
 
 def add_detector_arguments(parser: argparse.ArgumentParser, threads: int, backend: bool = True) -> None:
     """``--model [--backend] --conf --iou --imgsz --threads``."""
