@@ -275,7 +275,7 @@ class CardReader:
         the corners of two cards (identical cards side by side in a laid-out hand)."""
         settings = self.settings
         low, high = settings.pair_distance
-        grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+        glyphs = _GlyphPatches(image_bgr)
         candidates: list[tuple[float, int, int]] = []
         for i, first in enumerate(indices):
             for j in range(i + 1, len(indices)):
@@ -286,7 +286,7 @@ class CardReader:
                 if max(a.size, b.size) > settings.pair_size_ratio * min(a.size, b.size):
                     continue
                 spacing = math.dist(a.centre, b.centre) / ((a.size + b.size) / 2)
-                if low <= spacing <= high and not _same_way_up(grey, a, b, settings):
+                if low <= spacing <= high and not _same_way_up(glyphs, a, b, settings):
                     candidates.append((abs(math.log(spacing / settings.pair_expected_distance)), i, j))
         paired: set[int] = set()
         groups: list[tuple[_Index, ...]] = []
@@ -333,7 +333,7 @@ class CardReader:
         return float(max(0.0, x1)), float(max(0.0, y1)), float(min(width, x2)), float(min(height, y2))
 
 
-def _same_way_up(grey: np.ndarray, a: Detection, b: Detection, settings: ReaderSettings) -> bool:
+def _same_way_up(glyphs: _GlyphPatches, a: Detection, b: Detection, settings: ReaderSettings) -> bool:
     """Whether two glyphs of one symbol clearly look alike as they lie, and not once one is turned
     by half a turn, as a card's two corners would. Glyphs that look alike either way (0, 8, the
     reverse arrows) or too small to tell say nothing. Each way is matched at its best shift, since
@@ -343,7 +343,7 @@ def _same_way_up(grey: np.ndarray, a: Detection, b: Detection, settings: ReaderS
         sides = sorted((box[2] - box[0], box[3] - box[1]))
         if sides[0] < shorter or sides[1] < longer:
             return False
-    first, second = _glyph_patch(grey, a.box), _glyph_patch(grey, b.box)
+    first, second = glyphs.patch(a), glyphs.patch(b)
     if first is None or second is None:
         return False
     inner = slice(_GLYPH_SHIFT_PX, -_GLYPH_SHIFT_PX)
@@ -365,6 +365,23 @@ def _glyph_patch(grey: np.ndarray, box: tuple[float, float, float, float]) -> np
     side = _GLYPH_PATCH_PX
     patch = cv2.resize(grey[y1:y2, x1:x2], (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
     return patch if float(patch.std()) > 1.0 else None
+
+
+class _GlyphPatches:
+    """The glyph patches of one picture, each cut once, and only when a candidate pair asks for it
+    (most pictures have none: the grey picture is made on first use)."""
+
+    def __init__(self, image_bgr: np.ndarray) -> None:
+        self._image = image_bgr
+        self._grey: np.ndarray | None = None
+        self._patches: dict[tuple[float, float, float, float], np.ndarray | None] = {}
+
+    def patch(self, detection: Detection) -> np.ndarray | None:
+        if detection.box not in self._patches:
+            if self._grey is None:
+                self._grey = cv2.cvtColor(self._image, cv2.COLOR_BGR2GRAY)
+            self._patches[detection.box] = _glyph_patch(self._grey, detection.box)
+        return self._patches[detection.box]
 
 
 _GLYPH_PATCH_PX = 28  # a glyph's box with 10 % margin, as a square of this side …
