@@ -17,7 +17,7 @@ from pathlib import Path
 #: The detector (YOLO11n, exported to ONNX by the training recipe) and its metadata sidecar.
 MODEL_FILE = "uno_cards.onnx"
 METADATA_FILE = "uno_cards.json"
-#: Static int8 (QDQ) variant written by ``python -m referee.vision.quantize``; used only when present.
+#: Static int8 (QDQ) variant written by ``python -m referee.lab.quantize``; used only when present.
 QUANTISED_MODEL_FILE = "uno_cards.int8.onnx"
 #: Environment variable that overrides the shipped detector.
 MODEL_ENV = "UNO_REFEREE_MODEL"

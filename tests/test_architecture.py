@@ -66,3 +66,19 @@ def test_rules_core_calls_no_print_or_open():
             ):
                 offenders.append(f"{path.relative_to(REPO)}:{node.lineno} calls {node.func.id}()")
     assert offenders == []
+
+
+#: What runs at the table. The workbench (simulation, benchmarks, evaluation, training) and the
+#: renderer sit beside it and may use it, never the other way round.
+RUNTIME_ROOMS = ("referee/rules", "referee/vision", "referee/table", "hardware", "calibration")
+WORKBENCH = ("referee.lab", "referee.render")
+
+
+def test_runtime_never_imports_the_workbench():
+    offenders = []
+    for room in RUNTIME_ROOMS:
+        for path in sorted((REPO / room).rglob("*.py")):
+            for name in imported_modules(path):
+                if name.startswith(WORKBENCH):
+                    offenders.append(f"{path.relative_to(REPO)} imports {name}")
+    assert offenders == []

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-import referee.rules_bench as bench
+import referee.lab.rules_bench as bench
 from referee.cli import main
 
 

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from referee.cli import main
-from referee.table.bench import Score, count_turns, score_game
+from referee.lab.table_bench import Score, count_turns, score_game
+from referee.lab.video import TableVideo, VideoSettings
 from referee.table.pile import CardLanded, CardUnreadable
-from referee.table.video import TableVideo, VideoSettings
 
 SUMMARY = re.compile(
     r"plays_recognised=(?P<recognised>\d\.\d{3}) false_plays_per_1000_turns=(?P<false>\d+\.\d) "
@@ -89,7 +89,7 @@ def test_turns_count_plays_passes_and_lone_draws() -> None:
 def test_vision_reader_is_colour_calibrated_per_table_when_asked() -> None:
     import argparse
 
-    from referee.table.bench import _reader_factory, add_arguments
+    from referee.lab.table_bench import _reader_factory, add_arguments
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
@@ -114,8 +114,8 @@ def test_vision_reader_is_colour_calibrated_per_table_when_asked() -> None:
 def test_who_played_is_scored_as_the_app_names_players_by_their_arms() -> None:
     """Turn plays teach each side; a jump-in (a red 5 on a red 5) from Ben's side is named, one from
     nowhere is not."""
-    from referee.table.bench import _score_who_played
-    from referee.table.video import CardPose, PileEventTruth
+    from referee.lab.table_bench import _score_who_played
+    from referee.lab.video import CardPose, PileEventTruth
 
     sides = {"A": 90.0, "B": 180.0, "C": -90.0}
     plays = [(player, player, sides[player]) for player in "ABC" * 3]  # (by, on turn, arm)

@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from referee.lab.video import OracleReader, ReaderErrors, TableVideo, VideoSettings
 from referee.render.cards import parse_card_name
 from referee.table.pile import (
     CardLanded,
@@ -21,7 +22,6 @@ from referee.table.pile import (
     read_laid_out,
 )
 from referee.table.seats import angle_between
-from referee.table.video import OracleReader, ReaderErrors, TableVideo, VideoSettings
 from referee.vision.classes import SYMBOL_CLASSES
 from referee.vision.detection import Detection
 from referee.vision.reader import Card

@@ -4,7 +4,7 @@ Hypothesis draws a preset, random option overrides, 2–10 seats, seat habits an
 simulator plays the whole match with real cards, and after EVERY observation the referee must agree
 with the simulator on the verdict, turn, colour, direction, top card, hand counts, draw pile,
 pending draw, penalties, scores and winners, and no card may be lost
-(:func:`referee.rules_bench.check_step`, the same check the soak runs).
+(:func:`referee.lab.rules_bench.check_step`, the same check the soak runs).
 
 Runs: ``pytest tests/test_properties.py`` (a quick profile, under a minute);
 ``HYPOTHESIS_PROFILE=long pytest tests/test_properties.py`` (many more matches).
@@ -17,9 +17,9 @@ import os
 from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 
+from referee.lab.rules_bench import GameConfig, first_disagreement, soak_config
 from referee.rules.options import CHOICES, PRESETS
 from referee.rules.simulator import HABIT_PROFILES
-from referee.rules_bench import GameConfig, first_disagreement, soak_config
 
 # Own profiles (not hypothesis' global "default"): other test modules keep their settings. A failing
 # match is not shrunk: a seed does not shrink meaningfully, and the failure line already names the

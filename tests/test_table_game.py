@@ -17,11 +17,11 @@ import pytest
 from hardware.buttons import ButtonQueue
 from hardware.camera import Frame
 from hardware.speaker import RecordingSpeaker
+from referee.lab.demo import run_demo
+from referee.lab.video import OracleReader, TableVideo, VideoSettings
 from referee.table.config import parse_config
-from referee.table.demo import run_demo
 from referee.table.journal import Journal
 from referee.table.session import latest_unfinished, open_live_game, resume_table
-from referee.table.video import OracleReader, TableVideo, VideoSettings
 
 SMALL = VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6)
 PLAYERS = ["Anna", "Ben", "Clara"]
@@ -127,9 +127,9 @@ def test_live_game_over_a_recording_then_resumed_after_a_crash(table_setup):
 CHILD = """
 import sys
 from hardware.speaker import RecordingSpeaker
-from referee.table.demo import run_demo
+from referee.lab.demo import run_demo
 from referee.table.journal import Journal
-from referee.table.video import VideoSettings
+from referee.lab.video import VideoSettings
 journal = Journal.open(sys.argv[1])
 run_demo(None, RecordingSpeaker(), seed=4, journal=journal, speed=3.0,
          settings=VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6))

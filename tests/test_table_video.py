@@ -11,9 +11,9 @@ import pytest
 
 from calibration.plane import profile_from_markers
 from referee.errors import UserError
+from referee.lab.table_bench import simulated_round
+from referee.lab.video import OracleReader, TableVideo, VideoSettings
 from referee.rules.options import Rules
-from referee.table.bench import simulated_round
-from referee.table.video import OracleReader, TableVideo, VideoSettings
 
 PLAYERS = ["Anna", "Ben", "Clara"]
 STEPS = [
@@ -138,8 +138,8 @@ def test_a_table_is_colour_calibrated_like_a_user_would_before_playing(seed, tmp
     card: on these tables the earlier whole-card sampling read yellow as green (1), most colours
     wrong (7) or yellow and green as blue (12)."""
     from calibration.colours import colour_model_from_cards
+    from referee.lab.video import with_table_colours
     from referee.table.session import card_reader
-    from referee.table.video import with_table_colours
     from referee.vision.backends import load_detector
     from referee.vision.reader import CardReader
     from referee.vision.scripted import tensor_for_boxes, write_scripted_model

@@ -11,9 +11,9 @@ from test_vision_reader import paste, table
 
 from referee.cli import main
 from referee.errors import UserError
+from referee.lab.evaluate import BACKGROUND, Evaluation, TruthCard, labelled_images
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
 from referee.vision.detection import Detection
-from referee.vision.evaluate import BACKGROUND, Evaluation, TruthCard, labelled_images
 from referee.vision.reader import Card
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from referee.lab.evaluate import labelled_images
 from referee.vision.backends import load_detector
 from referee.vision.classes import CLASS_NAMES
 from referee.vision.detection import Detection
-from referee.vision.evaluate import labelled_images
 from referee.vision.images import read_image
 from referee.vision.reader import CardReader
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
@@ -71,7 +71,7 @@ def test_shipped_model_names_the_real_cards(shared):
     blue 5 above, and a red 3 read as red draw-two).
     """
     from models import default_model_path
-    from referee.vision.evaluate import evaluate
+    from referee.lab.evaluate import evaluate
 
     photos = labelled_images(shared / "data" / "uno-cards-roboflow" / "valid", roboflow=True, named=EXPECTED)
     reader = CardReader(load_detector(default_model_path(), threads=2))

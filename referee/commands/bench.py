@@ -10,9 +10,9 @@ import argparse
 import importlib
 
 TARGETS: dict[str, tuple[str, str]] = {
-    "rules": ("referee.rules_bench", "random full games: simulator and referee steps per second; --soak"),
-    "vision": ("referee.vision.bench", "detector latency per backend on a discard-zone crop"),
-    "table": ("referee.table.bench", "simulated games through vision and referee: recognition, latency"),
+    "rules": ("referee.lab.rules_bench", "random full games: simulator and referee steps per second; --soak"),
+    "vision": ("referee.lab.vision_bench", "detector latency per backend on a discard-zone crop"),
+    "table": ("referee.lab.table_bench", "simulated games through vision and referee: recognition, latency"),
 }
 
 

@@ -31,11 +31,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from hardware.speaker import open_speaker
+    from referee.lab.demo import run_demo
+    from referee.lab.video import VideoSettings
     from referee.rules import Rules
-    from referee.table.demo import run_demo
     from referee.table.journal import Journal
     from referee.table.session import card_reader
-    from referee.table.video import VideoSettings
 
     Rules.preset(args.rules)  # a wrong preset name is a one-line error before anything starts
     reader = card_reader(None, args.model or "", args.backend)

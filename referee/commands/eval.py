@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from referee.errors import UserError
-    from referee.vision.evaluate import draw_confusion, evaluate, labelled_images
+    from referee.lab.evaluate import draw_confusion, evaluate, labelled_images
     from referee.vision.options import reader_from_args, tiles_from_args
 
     if not args.folder.is_dir():

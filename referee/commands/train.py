@@ -6,7 +6,7 @@ import argparse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from referee import training
+    from referee.lab import training
 
     parser = subparsers.add_parser(
         "train", help="train the card detector from scratch, resume it, export it to ONNX (train extra)"

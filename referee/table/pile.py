@@ -26,7 +26,7 @@ side the arm reached in, which tells the app who played (:mod:`referee.table.sea
 
 The reader is injected (:class:`ReadsCards`): the product passes the vision
 :class:`~referee.vision.reader.CardReader`, tests and the bench pass the table video's
-:class:`~referee.table.video.OracleReader`.
+:class:`~referee.lab.video.OracleReader`.
 
 >>> import numpy as np
 >>> gate = MotionGate()

@@ -12,8 +12,6 @@ The pieces, camera-side first (nothing here imports torch):
 * :mod:`~referee.vision.reader` — :class:`~referee.vision.reader.CardReader`: detections → physical
   :class:`~referee.vision.reader.Card` objects (``red-7``, ``wild-draw4`` …), tiling large pictures
   through :mod:`~referee.vision.tiling`.
-* :mod:`~referee.vision.evaluate`, :mod:`~referee.vision.bench`, :mod:`~referee.vision.quantize` —
-  ``uno-referee eval``, ``uno-referee bench vision`` and the int8 export.
 * :mod:`~referee.vision.scripted` — tiny ONNX models with a chosen output, for exact tests of
   everything downstream of the network.
 """

@@ -8,7 +8,7 @@ a model *definition* (``yolo11n.yaml``), never from downloaded weights, and resu
 checkpoints.
 
 Runs as ``uno-referee train`` (installed with the ``train`` extra) or, on a bare GPU machine where
-the package is not installed, as ``python -m referee.training`` from the repository root.
+the package is not installed, as ``python -m referee.lab.training`` from the repository root.
 """
 
 from __future__ import annotations
@@ -354,7 +354,9 @@ def _last_data(run_dir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m referee.training", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m referee.lab.training", description=__doc__.splitlines()[0]
+    )
     add_arguments(parser)
     try:
         return run(parser.parse_args(argv))

@@ -1,7 +1,7 @@
 """``uno-referee bench table``: simulated games through the camera pipeline, scored against the truth.
 
 Each game comes from the rules simulator (one round, seeded), is filmed by
-:class:`~referee.table.video.TableVideo`, cut into discard-zone crops by the matching
+:class:`~referee.lab.video.TableVideo`, cut into discard-zone crops by the matching
 :class:`~calibration.table_view.TableView` and watched by the :class:`~referee.table.pile.PileWatcher`
 with the vision card reader (the shipped model) or, with ``--reader oracle``, a perfect reader
 that isolates the watcher's own logic (``--oracle-errors P`` makes it miss, misread and wobble
@@ -38,6 +38,14 @@ import numpy as np
 
 from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
+from referee.lab.video import (
+    OracleReader,
+    PileEventTruth,
+    ReaderErrors,
+    TableVideo,
+    VideoSettings,
+    with_table_colours,
+)
 from referee.rules.options import PRESETS, Rules
 from referee.rules.simulator import Habits, RandomPlayer, SimStep, Simulator
 from referee.table.pile import (
@@ -52,14 +60,6 @@ from referee.table.pile import (
 )
 from referee.table.seats import SeatDirections
 from referee.table.session import pile_reader
-from referee.table.video import (
-    OracleReader,
-    PileEventTruth,
-    ReaderErrors,
-    TableVideo,
-    VideoSettings,
-    with_table_colours,
-)
 from referee.vision.options import add_detector_arguments, add_reader_arguments
 from referee.vision.reader import CardReader
 

@@ -18,6 +18,7 @@ from typing import TextIO
 
 from hardware.buttons import BUTTON_COLOUR, ButtonName
 from hardware.speaker import Announcer
+from referee.lab.video import OracleReader, TableVideo, VideoSettings
 from referee.rules import Rules, Table
 from referee.rules.simulator import Habits, RandomPlayer, SimStep, Simulator
 from referee.table.app import RefereeApp
@@ -25,7 +26,6 @@ from referee.table.journal import Journal
 from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
 from referee.table.session import Pipeline, pile_reader
-from referee.table.video import OracleReader, TableVideo, VideoSettings
 
 #: Seat names per language, so that the spoken demo sounds like a family at the table.
 DEMO_PLAYERS: dict[str, tuple[str, ...]] = {

@@ -8,7 +8,7 @@ arithmetic, final concatenation) stays in float: coordinates up to the input siz
 
 Run with the ``onnx`` package installed (a training/test dependency)::
 
-    python -m referee.vision.quantize models/uno_cards.onnx models/uno_cards.int8.onnx \\
+    python -m referee.lab.quantize models/uno_cards.onnx models/uno_cards.int8.onnx \\
         --images datasets/uno/images/val --count 300
 """
 
@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from referee.vision.images import collect_images, iter_images
 
     parser = argparse.ArgumentParser(
-        prog="python -m referee.vision.quantize", description=__doc__.split("\n")[0]
+        prog="python -m referee.lab.quantize", description=__doc__.split("\n")[0]
     )
     parser.add_argument("source", type=Path, help="float ONNX model")
     parser.add_argument("target", type=Path, help="int8 ONNX model to write")
