@@ -42,9 +42,15 @@ GAME = [
 SMALL = dict(frame_size=(640, 480))
 
 
-def watch(video: TableVideo, watcher_reader: Callable[[OracleReader], object] | None = None):
-    """Every frame of the video through crop → watcher with the oracle; returns (events, watcher)."""
-    oracle = OracleReader(video)
+def watch(
+    video: TableVideo,
+    watcher_reader: Callable[[OracleReader], object] | None = None,
+    errors: ReaderErrors | None = None,
+    seed: int = 0,
+):
+    """Every frame of the video through crop → watcher with the oracle (making ``errors``, seeded);
+    returns (events, watcher)."""
+    oracle = OracleReader(video, errors=errors, seed=seed)
     watcher = PileWatcher(watcher_reader(oracle) if watcher_reader else oracle)
     events: list[PileEvent] = []
     for frame in video.frames():
@@ -511,3 +517,61 @@ def test_a_card_straightened_off_the_zone_edge_is_a_play_not_an_arm() -> None:
     red7 = card("red-7", [(75, 60), (105, 120)])
     events = show(watcher, reader, [red7], straightened, frames=10, start=6.0)
     assert landings(events) == [("red-7", False)]
+
+
+# --- never silent: doubled cards and cards the reader cannot read ------------------------------
+
+
+def lone(reading: Card) -> list[Card]:
+    """``reading`` as a reader that did not pair its corners gives it: one card per corner, each
+    with the box the vision reader estimates for a lone index (the index grown by 0.7 of its size)."""
+    cards = []
+    for index in reading.indices:
+        x1, y1, x2, y2 = index.box
+        margin = 0.7 * index.size
+        cards.append(
+            replace(reading, box=(x1 - margin, y1 - margin, x2 + margin, y2 + margin), indices=(index,))
+        )
+    return cards
+
+
+def test_a_card_read_as_two_by_the_zone_edge_lands_once() -> None:
+    """Seen on a filmed table with real faces: a yellow 7 read in every view as two yellow 7s whose
+    corners were not paired. Each lone corner's box is a guess the size of an index, so the card
+    reaching the zone's edge looked like an arm and the watcher said nothing at all."""
+    red7 = card("red-7", [(60, 50), (90, 110)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
+    laid = pile.copy()
+    laid[100:200, 100:170] = 200  # the new card reaches the zone's bottom edge
+    yellow7 = card("yellow-7", [(115, 115), (155, 185)])
+    events = show(watcher, reader, [red7, *lone(yellow7)], laid, frames=30, start=2.0)
+    assert landings(events) == [("yellow-7", False)]
+    assert events[0].timestamp <= 2.0 + 2.0
+    assert sorted(events[0].index_centres) == [(115.0, 115.0), (155.0, 185.0)]
+
+
+def test_an_identical_card_read_as_two_lands_once_as_a_replay() -> None:
+    """A second red 7 laid almost square on the first, read as two lone corners: each corner lies
+    within a read's wobble of a corner of the older 7, yet together they are the new card."""
+    first, second = card("red-7", [(72, 60), (98, 120)]), card("red-7", [(76, 64), (102, 124)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 60, 50)
+    events = show(watcher, reader, [first], one, start=1.0)
+    events += show(watcher, reader, lone(second), with_card(one, 64, 54, value=200), frames=30, start=2.0)
+    assert landings(events) == [("red-7", False), ("red-7", True)]
+
+
+def test_a_game_read_doubled_and_blind_to_one_print_lands_each_card_once_and_asks_for_the_rest() -> None:
+    """The oracle reads every whole card as two lone corners and never sees the wild draw four (a
+    print the detector does not know): each other card lands once, and the wild draw four gets
+    "please straighten the card" within 2 s of the hand leaving it — never silence, never a guess."""
+    video = TableVideo(GAME, PLAYERS, seed=11, settings=VideoSettings(**SMALL))
+    errors = ReaderErrors(doubled=1.0, blind_to=frozenset({"wild-draw4"}))
+    events, _ = watch(video, errors=errors, seed=3)
+    truth = video.truth.pile_events
+    assert landings(events) == [(e.card, e.identical_replay) for e in truth if e.card != "wild-draw4"]
+    asked = [event for event in events if isinstance(event, CardUnreadable)]
+    blind = next(e for e in truth if e.card == "wild-draw4")
+    assert len(asked) == 1 and blind.hand_left_s < asked[0].timestamp <= blind.hand_left_s + 2.0

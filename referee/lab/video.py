@@ -52,7 +52,7 @@ from referee.render.objects import hand_sprite
 from referee.render.surfaces import table_surface
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES
 from referee.vision.detection import Detection
-from referee.vision.reader import Card, CardReader
+from referee.vision.reader import Card, CardReader, ReaderSettings
 
 if TYPE_CHECKING:
     from referee.rules.simulator import SimStep
@@ -1087,16 +1087,21 @@ class ReaderErrors:
 
     Per read: each visible corner index is missed with ``miss_index``; each card is read as a
     confusable other card (6↔9, or another colour) with ``misread``; index positions wobble by
-    ``jitter_px`` (standard deviation, crop pixels).
+    ``jitter_px`` (standard deviation, crop pixels). A card read by both corners is read as two
+    cards with ``doubled`` (its corners not paired: one card per corner, each with the box a lone
+    index gets — a real detector did this to a yellow 7). Cards named in ``blind_to`` are never
+    read at all (a print the detector does not know, such as white-symbol wilds).
     """
 
     miss_index: float = 0.0
     misread: float = 0.0
     jitter_px: float = 0.0
+    doubled: float = 0.0
+    blind_to: frozenset[str] = frozenset()
 
     @property
     def any(self) -> bool:
-        return bool(self.miss_index or self.misread or self.jitter_px)
+        return bool(self.miss_index or self.misread or self.jitter_px or self.doubled or self.blind_to)
 
 
 class OracleReader:
@@ -1132,6 +1137,8 @@ class OracleReader:
         rng = np.random.default_rng([self.seed, self.frame_index, self.calls])
         cards = []
         for placed in scene.cards:
+            if placed.sprite_name in errors.blind_to:
+                continue
             indices = tuple(
                 _jittered(Detection(box.box, box.class_id, SYMBOL_CLASSES[box.class_id], 1.0), errors, rng)
                 for box in placed.boxes
@@ -1145,18 +1152,29 @@ class OracleReader:
             if errors.misread and rng.random() < errors.misread:
                 name = _confusable(name, rng)
             symbol, colour = parse_card_name(name)
-            cards.append(
-                Card(
-                    name=name,
-                    symbol=symbol,
-                    colour=colour,
-                    confidence=1.0,
-                    box=(float(x1), float(y1), float(x2), float(y2)),
-                    colour_from="hue",
-                    indices=indices,
-                )
+            read = Card(
+                name=name,
+                symbol=symbol,
+                colour=colour,
+                confidence=1.0,
+                box=(float(x1), float(y1), float(x2), float(y2)),
+                colour_from="hue",
+                indices=indices,
             )
+            if errors.doubled and len(indices) == 2 and rng.random() < errors.doubled:
+                cards += [_lone_corner(read, index, (width, height)) for index in indices]
+            else:
+                cards.append(read)
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
+
+
+def _lone_corner(card: Card, index: Detection, crop_size: tuple[int, int]) -> Card:
+    """``card`` read by one corner only, with the box the vision reader gives a lone index."""
+    margin = ReaderSettings().card_margin * index.size
+    x1, y1, x2, y2 = index.box
+    width, height = crop_size
+    box = (max(0.0, x1 - margin), max(0.0, y1 - margin), min(width, x2 + margin), min(height, y2 + margin))
+    return replace(card, box=box, indices=(index,))
 
 
 def _jittered(detection: Detection, errors: ReaderErrors, rng: np.random.Generator) -> Detection:

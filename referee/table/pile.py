@@ -195,6 +195,11 @@ class WatcherSettings:
     #: corners and over this share of its box (0.89 for a red +2 laid turned by 190° over an older
     #: one in a simulated game; a nudge changes a card's edges only).
     laid_anew_share: float = 0.6
+    #: Two lone corners of one name, both where the picture changed, this far apart (in index sizes,
+    #: the span the vision reader pairs corners over) are one card whose corners the reader did not
+    #: pair; the pair nearest the typical spacing goes first.
+    corner_spacing: tuple[float, float] = (2.2, 11.0)
+    typical_corner_spacing: float = 5.5
 
 
 @dataclass(frozen=True)
@@ -207,6 +212,7 @@ class _Seen:
     still: float  # crop pixels an index of an untouched card wobbles between reads
     confidence: float = 1.0
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    scale: float = 1.0  # crop pixels: the size of its corner indices
 
 
 def _as_seen(reading: CardReading, tolerance: float, still: float) -> _Seen:
@@ -227,6 +233,7 @@ def _as_seen(reading: CardReading, tolerance: float, still: float) -> _Seen:
         max(2.0, still * scale),
         float(reading.confidence),
         box,  # type: ignore[arg-type]
+        scale,
     )
 
 
@@ -255,6 +262,20 @@ def _merged(seen: _Seen, known: _Seen) -> _Seen:
     limit = max(seen.tolerance, known.tolerance)
     extra = tuple(q for q in known.points if all(math.dist(p, q) > limit for p in seen.points))
     return replace(seen, points=seen.points + extra)
+
+
+def _one_card(first: _Seen, second: _Seen) -> _Seen:
+    """Two readings of one card as one: all their corners, the box around both, the surer reading."""
+    boxes = np.asarray([first.box, second.box])
+    return _Seen(
+        first.name,
+        first.points + second.points,
+        max(first.tolerance, second.tolerance),
+        max(first.still, second.still),
+        max(first.confidence, second.confidence),
+        (*boxes[:, :2].min(axis=0).tolist(), *boxes[:, 2:].max(axis=0).tolist()),  # type: ignore[arg-type]
+        (first.scale + second.scale) / 2,
+    )
 
 
 @dataclass(frozen=True)
@@ -348,6 +369,7 @@ class PileWatcher:
         turned = settings.turn_every_second_read and self._reads_this_change % 2 == 1
         cards = self.reader.read(crop_bgr, turned=turned)
         readings = [_as_seen(card, settings.pose_tolerance, settings.still_tolerance) for card in cards]
+        readings = self._one_reading_per_card(readings, self._changed_region(small), crop_bgr.shape[:2])
         self.reads += 1
         if self._resume_top is not None:
             top = next((seen for seen in readings if seen.name == self._resume_top), None)
@@ -450,6 +472,36 @@ class PileWatcher:
         if not readings and self._looks_empty(small):
             return "empty", None
         return "unreadable", None
+
+    def _one_reading_per_card(
+        self, readings: list[_Seen], changed: np.ndarray, crop_shape: tuple[int, ...]
+    ) -> list[_Seen]:
+        """Readings of a card that just landed, joined where the reader saw it twice: two lone corners
+        of one name as far apart as a card's corners (the reader did not pair them: a yellow 7 read
+        as two yellow 7s).
+
+        Only corners where the picture changed are joined: one card lands per change, so two new
+        corners of one name belong to it, while an old card's corner beside a new twin stays apart."""
+        low, high = self.settings.corner_spacing
+        typical = self.settings.typical_corner_spacing
+        lone = [
+            seen
+            for seen in readings
+            if len(seen.points) == 1 and _inside(seen.points[0], changed, crop_shape)
+        ]
+        pairs = []
+        for i, first in enumerate(lone):
+            for second in lone[i + 1 :]:
+                spacing = math.dist(first.points[0], second.points[0]) / ((first.scale + second.scale) / 2)
+                if first.name == second.name and low <= spacing <= high:
+                    pairs.append((abs(math.log(spacing / typical)), first, second))
+        joined: list[_Seen] = []
+        used: list[_Seen] = []
+        for _, first, second in sorted(pairs, key=lambda pair: pair[0]):
+            if not any(seen is first or seen is second for seen in used):
+                used += [first, second]
+                joined.append(_one_card(first, second))
+        return [seen for seen in readings if not any(seen is other for other in used)] + joined
 
     def _arm_in_zone(self, changed: np.ndarray, card: _Seen, crop_shape: tuple[int, ...]) -> bool:
         """Whether the change reaches in from the zone's edge and lies mostly beyond the new card:
