@@ -38,6 +38,7 @@ import numpy as np
 
 from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
+from referee.lab.photo_faces import PhotoFaces
 from referee.lab.video import (
     OracleReader,
     PileEventTruth,
@@ -123,6 +124,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=5.0,
         help="length of the still-table CPU measurement (default 5)",
+    )
+    parser.add_argument(
+        "--faces",
+        type=Path,
+        metavar="FOLDER",
+        help="film photographed card faces instead of rendered ones: a folder with labels.jsonl naming "
+        'each flattened, upright photo of one card ({"image": "images/….jpg", "card": "red-7"}, as '
+        "../shared/data/uno-cards-criscard); cards without a photo are rendered (default: all rendered)",
     )
     parser.add_argument(
         "--save", type=Path, help="also write the first game as VIDEO.mp4/.avi with its truth log VIDEO.json"
@@ -429,6 +438,7 @@ def run(args: argparse.Namespace) -> int:
     games = 1 if args.quick else args.games
     idle_seconds = min(args.idle_seconds, 2.0) if args.quick else args.idle_seconds
     settings = VideoSettings(fps=args.fps, frame_size=_parse_size(args.size), off_pile_share=args.off_pile)
+    faces = PhotoFaces.load(args.faces) if args.faces is not None else None
     reader_name, make_reader = _reader_factory(args)
     rules = Rules.preset(args.rules, jump_in=True)
     players = (
@@ -439,14 +449,16 @@ def run(args: argparse.Namespace) -> int:
     total = Score()
     started = time.perf_counter()
     video = None
+    rendered_faces: set[str] = set()
     for game in range(games):
         seed = args.seed + game
         steps = simulated_round(players, seed, rules, max_steps=QUICK_STEPS if args.quick else None)
-        video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings)
+        video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings, faces=faces)
         if game == 0 and args.save:
             truth_path, calibration_path = video.write(args.save)
             print(f"wrote {args.save}, {truth_path} and {calibration_path}", file=sys.stderr)
         events, reveals_read, reads = watch_video(video, make_reader)
+        rendered_faces |= video.rendered_faces
         turns = [None, *(step.truth.turn for step in steps[:-1])]
         score = score_game(video, events, reveals_read, turns)
         score.reads = reads
@@ -459,6 +471,8 @@ def run(args: argparse.Namespace) -> int:
     assert video is not None
     idle_share, idle_reads = measure_idle_cpu(video, make_reader, idle_seconds)
     _report_details(total, reader_name, idle_reads, time.perf_counter() - started)
+    if faces is not None:
+        print(faces_line(faces, rendered_faces), file=sys.stderr)
     print(
         f"plays_recognised={total.recognised_share:.3f} "
         f"false_plays_per_1000_turns={total.false_per_1000_turns:.1f} "
@@ -466,6 +480,16 @@ def run(args: argparse.Namespace) -> int:
         f"idle_cpu_share={idle_share:.3f}"
     )
     return 0
+
+
+def faces_line(faces: PhotoFaces, rendered: set[str]) -> str:
+    """What the games were filmed with: the photos, and which cards had none and were rendered."""
+    line = f"faces: {faces.photo_count} photos of {len(faces.photos)} cards from {faces.folder}; "
+    if not rendered:
+        return line + "every card filmed had a photo"
+    return (
+        line + f"{len(rendered)} cards filmed had no photo and were rendered: {', '.join(sorted(rendered))}"
+    )
 
 
 def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: float) -> None:

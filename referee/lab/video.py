@@ -46,6 +46,7 @@ from calibration.profile import CalibrationProfile
 from calibration.table_view import CARD_MM, Zone, default_zones
 from hardware.camera import DEFAULT_SIZE, Frame
 from referee.errors import UserError
+from referee.lab.photo_faces import PhotoFaces
 from referee.render.cards import DESIGNS, CardSprite, parse_card_name, render_back, render_card
 from referee.render.compose import Scene, Sprite, place, pose_homography, transform_points
 from referee.render.objects import hand_sprite
@@ -290,10 +291,16 @@ class TableVideo:
         seed: int = 0,
         settings: VideoSettings | None = None,
         piles: Iterable[Sequence[str]] | None = None,
+        faces: PhotoFaces | None = None,
     ) -> None:
         """``piles``: the discard pile (bottom to top) right after each step, when known (the
-        simulator knows it); otherwise :func:`assumed_piles` infers it from the steps."""
+        simulator knows it); otherwise :func:`assumed_piles` infers it from the steps.
+        ``faces``: photographed card faces to film instead of rendered ones (a card with no photo
+        is rendered; :attr:`rendered_faces` names those)."""
         self.settings = settings or VideoSettings()
+        self.faces = faces
+        #: Cards that had no photo among ``faces`` and were rendered instead.
+        self.rendered_faces: set[str] = set()
         self.players = tuple(players)
         if len(self.players) < 2:
             raise UserError("a simulated game needs at least two players")
@@ -330,11 +337,12 @@ class TableVideo:
         players: Sequence[str],
         seed: int = 0,
         settings: VideoSettings | None = None,
+        faces: PhotoFaces | None = None,
     ) -> TableVideo:
         """Film the rules simulator's steps, following its true discard pile step by step."""
         sim_steps = list(sim_steps)
         piles = [tuple(card.name for card in step.truth.discard_pile) for step in sim_steps]
-        return cls([step.observation for step in sim_steps], players, seed, settings, piles)
+        return cls([step.observation for step in sim_steps], players, seed, settings, piles, faces)
 
     # --- public -------------------------------------------------------------------------------
 
@@ -417,7 +425,12 @@ class TableVideo:
             "fps": settings.fps,
             "frame_size": list(settings.frame_size),
             "frames": self.frame_count,
-            "deck": {"design": self.design, "colourblind": self.colourblind},
+            "deck": {
+                "design": self.design,
+                "colourblind": self.colourblind,
+                "faces": "rendered" if self.faces is None else str(self.faces.folder),
+                "rendered_faces": sorted(self.rendered_faces) if self.faces is not None else [],
+            },
             "calibration": self.calibration.to_dict(),
             "pile_events": [asdict(event) for event in self.truth.pile_events],
             "reveals": [asdict(reveal) for reveal in self.truth.reveals],
@@ -495,13 +508,21 @@ class TableVideo:
     # --- assets -------------------------------------------------------------------------------
 
     def _sprite(self, name: str) -> CardSprite:
-        """Each distinct card of the deck is rendered once (both copies of red-7 look alike)."""
+        """Each distinct card of the deck is made once (both copies of red-7 look alike): from its
+        photo when the video films photographed faces and there is one, else rendered."""
         sprite = self._sprites.get(name)
         if sprite is None:
             height = max(48, round(self._card_px * 1.5))
-            if name == "back":
+            photo = None
+            if self.faces is not None and name != "back":
+                photo = self.faces.sprite(name, height, self._sprite_rng_seed)
+            if photo is not None:
+                sprite = photo
+            elif name == "back":
                 sprite = render_back(height, np.random.default_rng([self._sprite_rng_seed, 1]))
             else:
+                if self.faces is not None:
+                    self.rendered_faces.add(name)
                 rng = np.random.default_rng([self._sprite_rng_seed, 0])  # one print run: same look per card
                 sprite = render_card(name, self.design, self.colourblind, height, rng)
             self._sprites[name] = sprite
