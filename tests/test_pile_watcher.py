@@ -285,7 +285,8 @@ def test_corners_of_two_identical_cards_paired_together_are_no_new_card() -> Non
 
 def test_a_still_arm_over_the_pile_makes_no_play_of_what_it_half_covers() -> None:
     """Under a hovering hand the reader can misread the top card (skin tints a corner): two reads
-    agreeing on that are still no play while the change reaches in from the zone's edge."""
+    agreeing on that are still no play while the change reaches in from the zone's edge. Held quite
+    still for three seconds, the arm is asked about once (it might be a card): never silence."""
     red7 = card("red-7", [(80, 60), (120, 140)])
     misread = card("yellow-7", [(120, 140)])  # the corner under the hand
     watcher, reader = scripted_watcher()
@@ -293,7 +294,8 @@ def test_a_still_arm_over_the_pile_makes_no_play_of_what_it_half_covers() -> Non
     show(watcher, reader, [red7], pile, start=1.0)
     arm = pile.copy()
     arm[95:200, 85:150] = (80, 120, 190)  # an arm from the front edge, its hand on the card's corner
-    assert show(watcher, reader, [misread], arm, frames=45, start=2.0) == []  # three still seconds
+    events = show(watcher, reader, [misread], arm, frames=45, start=2.0)  # three still seconds
+    assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp >= 2.0 + 1.8
     assert watcher.top_card == "red-7"
     assert show(watcher, reader, [red7], pile, start=6.0) == []
 
@@ -575,3 +577,18 @@ def test_a_game_read_doubled_and_blind_to_one_print_lands_each_card_once_and_ask
     asked = [event for event in events if isinstance(event, CardUnreadable)]
     blind = next(e for e in truth if e.card == "wild-draw4")
     assert len(asked) == 1 and blind.hand_left_s < asked[0].timestamp <= blind.hand_left_s + 2.0
+
+
+def test_a_card_read_by_one_corner_that_looks_like_an_arm_is_asked_about_within_two_seconds() -> None:
+    """A card lands reaching the zone's edge and every read sees only one of its corners: the
+    change lies mostly beyond that corner's small box, as an arm's would. The watcher cannot tell,
+    so it must not stay silent: it asks to straighten the card, once, within 2 s."""
+    red7 = card("red-7", [(60, 50), (90, 110)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
+    laid = pile.copy()
+    laid[100:200, 100:170] = 200
+    events = show(watcher, reader, [red7, card("yellow-7", [(115, 115)])], laid, frames=60, start=2.0)
+    assert [type(event) for event in events] == [CardUnreadable]
+    assert events[0].timestamp <= 2.0 + 2.0

@@ -16,8 +16,9 @@ runs on a few settled frames until it has seen the same thing twice:
 * the picture from before the top card landed is back → :class:`CardTakenBack` (a refused card);
 * nothing readable where cards were, and the zone looks like the empty table → :class:`PileCleared`;
 * a change the reader cannot read for ``unreadable_after_s`` (a card half off the pile, reads
-  that keep disagreeing) → one :class:`CardUnreadable` ("please straighten the card"), never a
-  guess, and not again until the zone moves.
+  that keep disagreeing), or a still "arm" over a new card for ``hand_patience_s`` → one
+  :class:`CardUnreadable` ("please straighten the card"), never a guess, never silence, and not
+  again until the zone moves.
 
 Every second read of a change looks at the crop turned by 90°, so the two agreeing reads are two
 views and a detector's misread of one view must repeat in the other. While a hand moves in the
@@ -180,6 +181,9 @@ class WatcherSettings:
     fast_reads: int = 4  # reads on consecutive frames after settling, then one every slow_read_s
     slow_read_s: float = 0.25
     unreadable_after_s: float = 1.2  # settled, changed, nothing readable this long: ask to straighten
+    #: … and what looks like a still arm over a new card this long (a settled change is asked about
+    #: within 2 s of the motion stopping, whatever the reads make of it).
+    hand_patience_s: float = 1.8
     pose_tolerance: float = 0.45  # an index moved by more than this × its size: a new pose
     #: … by less than this: not moved at all. The upright and the turned read of one untouched card
     #: differed by up to 0.17 in the traced simulated games.
@@ -404,13 +408,13 @@ class PileWatcher:
                 self._before_landings.clear()
                 self._accept([], small)
                 return [PileCleared(timestamp)] if had_cards else []
-        if verdict == "hand":
-            # A still hand over the pile half-covers cards, and its skin tints their corners: no read
-            # under it counts, and a resting hand is no reason to ask for a card to be straightened.
-            self._reading_since = timestamp
-            return []
+        # A still hand over the pile half-covers cards, and its skin tints their corners: no read under
+        # it counts, and it gets longer before the question. Yet a card read by one corner by the
+        # zone's edge looks the same, so the watcher asks in the end: never silence.
+        waited = timestamp - (self._reading_since or timestamp)
+        patience = settings.hand_patience_s if verdict == "hand" else settings.unreadable_after_s
         # Unreadable, or reads that keep disagreeing: keep trying for a while, then ask — never guess.
-        if timestamp - (self._reading_since or timestamp) >= settings.unreadable_after_s:
+        if waited >= patience:
             self._settle(small)  # asked once; the next motion in the zone starts afresh
             return [CardUnreadable(timestamp)]
         return []
