@@ -19,6 +19,11 @@ exactly one line::
 * ``idle_cpu_share``: process CPU time / wall time (one core = 1.0) while the pipeline (zone crop,
   motion gate, watcher) is fed a still table at the camera's frame rate.
 
+The details also count the straighten requests (for cards off the pile, for landings not
+recognised, spurious) and the *silent misses*: landings neither recognised nor asked about before
+the next card landed, which the watcher must never have. ``--faces FOLDER`` films photographed
+card faces instead of rendered ones (:mod:`referee.lab.photo_faces`).
+
 Details (per game, identical-card replays, straighten requests, reveals, reader calls) go to
 stderr, so that the one line is all that stdout holds.
 """
@@ -166,7 +171,9 @@ class Score:
     latencies: list[float] = field(default_factory=list)
     off_pile: int = 0
     straighten_asked: int = 0
+    straighten_unrecognised: int = 0  # asked while a card that landed was not recognised
     straighten_spurious: int = 0
+    silent_misses: int = 0  # landings neither recognised nor asked about before the next landing
     clears: int = 0
     clears_seen: int = 0
     take_backs: int = 0
@@ -183,6 +190,7 @@ class Score:
     reads: int = 0
     false_examples: list[str] = field(default_factory=list)
     missed_examples: list[str] = field(default_factory=list)
+    silent_examples: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
         for name, value in vars(other).items():
@@ -232,6 +240,7 @@ def score_game(
     score.landings = len(landings)
     score.replays = sum(event.identical_replay for event in landings)
     landed_times = [event.landed_s for event in landings]
+    asked: list[float] = []
     for event in events:
         if isinstance(event, CardLanded):
             slot = int(np.searchsorted(landed_times, event.timestamp + 1e-9)) - 1
@@ -247,18 +256,29 @@ def score_game(
                     f"seed {video.seed} t={event.timestamp:.2f}s: {event.card} (truth: {want})"
                 )
         elif isinstance(event, CardUnreadable):
-            if any(
-                e.off_pile_since_s is not None and e.off_pile_since_s <= event.timestamp < e.landed_s
-                for e in landings
-            ):
-                score.straighten_asked += 1
-            else:
-                score.straighten_spurious += 1
+            asked.append(event.timestamp)
         elif isinstance(event, PileCleared):
             score.clears_seen += 1
         elif isinstance(event, CardTakenBack):
             score.take_backs_seen += 1
     score.recognised = sum(matched)
+    # A card that landed and was not recognised is "asked about" when a straighten request came
+    # between its landing and the next landing; otherwise the watcher missed it in silence.
+    following = [*landed_times[1:], math.inf]
+    unrecognised = [
+        (e.landed_s, until) for m, e, until in zip(matched, landings, following, strict=True) if not m
+    ]
+    for at in asked:
+        if any(e.off_pile_since_s is not None and e.off_pile_since_s <= at < e.landed_s for e in landings):
+            score.straighten_asked += 1
+        elif any(start <= at < until for start, until in unrecognised):
+            score.straighten_unrecognised += 1
+        else:
+            score.straighten_spurious += 1
+    for m, e, until in zip(matched, landings, following, strict=True):
+        if not m and not any(e.landed_s <= at < until for at in asked):
+            score.silent_misses += 1
+            score.silent_examples.append(f"seed {video.seed} t={e.landed_s:.2f}s: {e.kind} {e.card}")
     score.replays_recognised = sum(m for m, e in zip(matched, landings, strict=True) if e.identical_replay)
     score.missed_examples = [
         f"seed {video.seed} t={e.landed_s:.2f}s: {e.kind} {e.card}"
@@ -502,7 +522,9 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
         f"latency after the hand left: median {median:.2f} s, "
         f"max {max(total.latencies, default=math.nan):.2f} s",
         f"straighten requests: {total.straighten_asked} for {total.off_pile} cards off the pile, "
+        f"{total.straighten_unrecognised} for {total.landings - total.recognised} landings not recognised, "
         f"{total.straighten_spurious} spurious",
+        f"silent misses (a landing neither recognised nor asked about): {total.silent_misses}",
         f"'pile cleared' {total.clears_seen} for {total.clears} clears; "
         f"'taken back' {total.take_backs_seen} for {total.take_backs} cards taken back",
         f"reveals read exactly: {total.reveals_exact}/{total.reveals} ({total.reveal_cards} cards: "
@@ -514,4 +536,5 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
     ]
     lines += [f"false: {text}" for text in total.false_examples[:5]]
     lines += [f"missed: {text}" for text in total.missed_examples[:5]]
+    lines += [f"missed in silence: {text}" for text in total.silent_examples[:5]]
     print("\n".join(lines), file=sys.stderr)
