@@ -444,16 +444,23 @@ def test_a_replay_whose_views_each_pick_another_pairing_still_lands() -> None:
     assert not [e for e in events if isinstance(e, CardUnreadable)]
 
 
-def test_a_card_one_view_reads_by_a_lone_corner_is_not_taken_for_an_arm() -> None:
-    """Seen in a simulated game: a yellow 3 landed by the zone's edge; the turned view read both its
-    corners, the upright view one (the other misread). A lone corner's card box is a guess, and the
-    change beyond it looked like an arm, so the two views never agreed twice in a row."""
+def a_card_by_the_zone_edge() -> tuple[PileWatcher, ScriptedReader, Card, np.ndarray]:
+    """A watcher that saw a red 7 land, and the picture once a new card lies beside it reaching the
+    zone's bottom edge (its corners at (115, 115) and (155, 185))."""
     red7 = card("red-7", [(60, 50), (90, 110)])
     watcher, reader = scripted_watcher()
     pile = with_card(TABLE, 40, 30)
     assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
     laid = pile.copy()
-    laid[100:200, 100:170] = 200  # the new card reaches the zone's bottom edge
+    laid[100:200, 100:170] = 200
+    return watcher, reader, red7, laid
+
+
+def test_a_card_one_view_reads_by_a_lone_corner_is_not_taken_for_an_arm() -> None:
+    """Seen in a simulated game: a yellow 3 landed by the zone's edge; the turned view read both its
+    corners, the upright view one (the other misread). A lone corner's card box is a guess, and the
+    change beyond it looked like an arm, so the two views never agreed twice in a row."""
+    watcher, _, red7, laid = a_card_by_the_zone_edge()
     lone = [red7, card("red-5", [(115, 115)]), card("red-2", [(155, 185)])]
     whole = [red7, card("red-5", [(115, 115), (155, 185)])]
     watcher.reader = TwoViewReader(lone, whole)
@@ -541,12 +548,7 @@ def test_a_card_read_as_two_by_the_zone_edge_lands_once() -> None:
     """Seen on a filmed table with real faces: a yellow 7 read in every view as two yellow 7s whose
     corners were not paired. Each lone corner's box is a guess the size of an index, so the card
     reaching the zone's edge looked like an arm and the watcher said nothing at all."""
-    red7 = card("red-7", [(60, 50), (90, 110)])
-    watcher, reader = scripted_watcher()
-    pile = with_card(TABLE, 40, 30)
-    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
-    laid = pile.copy()
-    laid[100:200, 100:170] = 200  # the new card reaches the zone's bottom edge
+    watcher, reader, red7, laid = a_card_by_the_zone_edge()
     yellow7 = card("yellow-7", [(115, 115), (155, 185)])
     events = show(watcher, reader, [red7, *lone(yellow7)], laid, frames=30, start=2.0)
     assert landings(events) == [("yellow-7", False)]
@@ -583,12 +585,7 @@ def test_a_card_read_by_one_corner_that_looks_like_an_arm_is_asked_about_within_
     """A card lands reaching the zone's edge and every read sees only one of its corners: the
     change lies mostly beyond that corner's small box, as an arm's would. The watcher cannot tell,
     so it must not stay silent: it asks to straighten the card, once, within 2 s."""
-    red7 = card("red-7", [(60, 50), (90, 110)])
-    watcher, reader = scripted_watcher()
-    pile = with_card(TABLE, 40, 30)
-    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
-    laid = pile.copy()
-    laid[100:200, 100:170] = 200
+    watcher, reader, red7, laid = a_card_by_the_zone_edge()
     events = show(watcher, reader, [red7, card("yellow-7", [(115, 115)])], laid, frames=60, start=2.0)
     assert [type(event) for event in events] == [CardUnreadable]
     assert events[0].timestamp <= 2.0 + 2.0
