@@ -20,9 +20,10 @@ exactly one line::
   motion gate, watcher) is fed a still table at the camera's frame rate.
 
 The details also count the straighten requests (for cards off the pile, for landings not
-recognised, spurious) and the *silent misses*: landings neither recognised nor asked about before
-the next card landed, which the watcher must never have. ``--faces FOLDER`` films photographed
-card faces instead of rendered ones (:mod:`referee.lab.photo_faces`).
+recognised, spurious) and the *silent misses*: landings after which the watcher said nothing (no
+card, right or wrong, and no question) before the next card landed — it must never have one.
+``--faces FOLDER`` films photographed card faces instead of rendered ones
+(:mod:`referee.lab.photo_faces`).
 
 Details (per game, identical-card replays, straighten requests, reveals, reader calls) go to
 stderr, so that the one line is all that stdout holds.
@@ -173,7 +174,7 @@ class Score:
     straighten_asked: int = 0
     straighten_unrecognised: int = 0  # asked while a card that landed was not recognised
     straighten_spurious: int = 0
-    silent_misses: int = 0  # landings neither recognised nor asked about before the next landing
+    silent_misses: int = 0  # landings with nothing said (no card, no question) before the next landing
     clears: int = 0
     clears_seen: int = 0
     take_backs: int = 0
@@ -263,7 +264,8 @@ def score_game(
             score.take_backs_seen += 1
     score.recognised = sum(matched)
     # A card that landed and was not recognised is "asked about" when a straighten request came
-    # between its landing and the next landing; otherwise the watcher missed it in silence.
+    # between its landing and the next landing; with neither that nor a (wrong) card reported, the
+    # watcher missed it in silence.
     following = [*landed_times[1:], math.inf]
     unrecognised = [
         (e.landed_s, until) for m, e, until in zip(matched, landings, following, strict=True) if not m
@@ -275,8 +277,9 @@ def score_game(
             score.straighten_unrecognised += 1
         else:
             score.straighten_spurious += 1
+    spoke = [event.timestamp for event in events if isinstance(event, CardLanded | CardUnreadable)]
     for m, e, until in zip(matched, landings, following, strict=True):
-        if not m and not any(e.landed_s <= at < until for at in asked):
+        if not m and not any(e.landed_s <= at < until for at in spoke):
             score.silent_misses += 1
             score.silent_examples.append(f"seed {video.seed} t={e.landed_s:.2f}s: {e.kind} {e.card}")
     score.replays_recognised = sum(m for m, e in zip(matched, landings, strict=True) if e.identical_replay)
@@ -524,7 +527,7 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
         f"straighten requests: {total.straighten_asked} for {total.off_pile} cards off the pile, "
         f"{total.straighten_unrecognised} for {total.landings - total.recognised} landings not recognised, "
         f"{total.straighten_spurious} spurious",
-        f"silent misses (a landing neither recognised nor asked about): {total.silent_misses}",
+        f"silent misses (a landing with no card reported and no question asked): {total.silent_misses}",
         f"'pile cleared' {total.clears_seen} for {total.clears} clears; "
         f"'taken back' {total.take_backs_seen} for {total.take_backs} cards taken back",
         f"reveals read exactly: {total.reveals_exact}/{total.reveals} ({total.reveal_cards} cards: "
