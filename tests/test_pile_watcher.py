@@ -589,3 +589,24 @@ def test_a_card_read_by_one_corner_that_looks_like_an_arm_is_asked_about_within_
     events = show(watcher, reader, [red7, card("yellow-7", [(115, 115)])], laid, frames=60, start=2.0)
     assert [type(event) for event in events] == [CardUnreadable]
     assert events[0].timestamp <= 2.0 + 2.0
+
+
+def test_a_card_still_undecided_when_the_next_hand_comes_is_asked_about_then() -> None:
+    """Seen on a filmed table with real faces: a green 5 whose corners the reader took for a 5 and
+    a 6, the other way round in the turned view, so no two reads agreed on where the green 5 lay.
+    The next player's hand came 1.1 s after it landed, before the watcher's patience ran out, and
+    the green 5 was never mentioned. Motion that ends a change seen but not decided asks now."""
+    red7 = card("red-7", [(60, 50), (90, 110)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
+    laid = with_card(pile, 100, 90, value=200)
+    corners = [(112, 100), (138, 160)]
+    upright = [red7, card("green-5", corners[:1]), card("green-6", corners[1:])]
+    turned = [red7, card("green-6", corners[:1]), card("green-5", corners[1:])]
+    watcher.reader = TwoViewReader(upright, turned)
+    assert feed(watcher, [laid] * 15, start=2.0) == []  # one undecided second
+    hand = laid.copy()
+    hand[150:200, 0:60] = (80, 120, 190)  # the next player's hand reaches in
+    events = feed(watcher, [hand] * 3, start=3.0)
+    assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp == 3.0

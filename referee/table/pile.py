@@ -16,9 +16,9 @@ runs on a few settled frames until it has seen the same thing twice:
 * the picture from before the top card landed is back → :class:`CardTakenBack` (a refused card);
 * nothing readable where cards were, and the zone looks like the empty table → :class:`PileCleared`;
 * a change the reader cannot read for ``unreadable_after_s`` (a card half off the pile, reads
-  that keep disagreeing), or a still "arm" over a new card for ``hand_patience_s`` → one
-  :class:`CardUnreadable` ("please straighten the card"), never a guess, never silence, and not
-  again until the zone moves.
+  that keep disagreeing), or a still "arm" over a new card for ``hand_patience_s``, or a new card
+  still unconfirmed when the zone moves again → one :class:`CardUnreadable` ("please straighten
+  the card"), never a guess, never silence, and not again until the zone moves.
 
 Every second read of a change looks at the crop turned by 90°, so the two agreeing reads are two
 views and a detector's misread of one view must repeat in the other. While a hand moves in the
@@ -184,6 +184,9 @@ class WatcherSettings:
     #: … and what looks like a still arm over a new card this long (a settled change is asked about
     #: within 2 s of the motion stopping, whatever the reads make of it).
     hand_patience_s: float = 1.8
+    #: A new card read but not confirmed this long is asked about when the zone moves again before
+    #: the patience runs out (sooner, it is the hand that laid it, lingering a moment over it).
+    undecided_after_s: float = 0.5
     pose_tolerance: float = 0.45  # an index moved by more than this × its size: a new pose
     #: … by less than this: not moved at all. The upright and the turned read of one untouched card
     #: differed by up to 0.17 in the traced simulated games.
@@ -318,6 +321,7 @@ class PileWatcher:
         self._before_landings: list[_Snapshot] = []
         self._last_motion = -math.inf
         self._dirty = True  # something moved since the last accounted-for picture
+        self._undecided = False  # this change showed a new card that is not confirmed yet
         self._reading_since: float | None = None
         self._next_read = -math.inf
         self._reads_this_change = 0
@@ -349,11 +353,15 @@ class PileWatcher:
         previous, self._previous = self._previous, small
         gate = self.settings.gate
         if previous is None or self.gate.changed_share(previous, small) > gate.motion_share:
+            # A new card seen but not yet confirmed, and the zone moves again (the next hand comes
+            # sooner than the watcher's patience runs out): ask now, or that card is never mentioned.
+            events: list[PileEvent] = [CardUnreadable(timestamp)] if self._undecided else []
+            self._undecided = False
             self._last_motion = timestamp
             self._dirty = True
             self._reading_since = None
             self._track_arm(small)
-            return []
+            return events
         if not self._dirty or timestamp - self._last_motion < gate.settle_s:
             return []
         if self._reading_since is None:
@@ -390,6 +398,8 @@ class PileWatcher:
         if same and subject is not None:
             same = last_subject is not None and _same_landing(subject, last_subject)
         self._streak = ((verdict, subject), count + 1 if same else 1)
+        lasted = timestamp - (self._reading_since or timestamp)
+        self._undecided = (verdict == "new" and lasted >= settings.undecided_after_s) or self._undecided
         if self._streak[1] >= settings.confirm_reads:
             if verdict == "new":
                 return [self._landed(subject, readings, small, timestamp)]  # type: ignore[arg-type]
@@ -623,6 +633,7 @@ class PileWatcher:
         self._reference = small
         self._dirty = False
         self._reading_since = None
+        self._undecided = False
         self._arm = np.zeros(2)
 
 
