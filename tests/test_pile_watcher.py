@@ -610,3 +610,23 @@ def test_a_card_still_undecided_when_the_next_hand_comes_is_asked_about_then() -
     hand[150:200, 0:60] = (80, 120, 190)  # the next player's hand reaches in
     events = feed(watcher, [hand] * 3, start=3.0)
     assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp == 3.0
+
+
+def test_an_unreadable_card_taken_away_before_the_question_is_asked_about_then() -> None:
+    """Seen on a filmed table with real faces: a wild draw four the reader could not see was turned
+    up first and taken back half a second later, before the watcher's patience ran out: nothing
+    was said.
+    A change that nothing explains, lying wholly inside the zone (no arm reaches in), is asked about
+    when the zone moves again; a resting hand (it reaches in from the zone's edge) is not."""
+    red7 = card("red-7", [(60, 50), (90, 110)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
+    hand = pile.copy()
+    hand[120:200, 130:190] = (80, 120, 190)  # a hand resting on the table, in from the zone's edge
+    assert show(watcher, reader, [red7], hand, frames=15, start=2.0) == []
+    assert show(watcher, reader, [red7], pile, frames=15, start=3.0) == []
+    laid = with_card(pile, 100, 90, value=120)  # a card the reader does not see
+    assert show(watcher, reader, [red7], laid, frames=6, start=4.0) == []
+    events = show(watcher, reader, [red7], hand, frames=3, start=5.0)  # the dealer takes it back
+    assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp == 5.0

@@ -17,7 +17,8 @@ runs on a few settled frames until it has seen the same thing twice:
 * nothing readable where cards were, and the zone looks like the empty table → :class:`PileCleared`;
 * a change the reader cannot read for ``unreadable_after_s`` (a card half off the pile, reads
   that keep disagreeing), or a still "arm" over a new card for ``hand_patience_s``, or a new card
-  still unconfirmed when the zone moves again → one :class:`CardUnreadable` ("please straighten
+  (or a change that nothing explains and no arm reaches into) still undecided when the zone moves
+  again → one :class:`CardUnreadable` ("please straighten
   the card"), never a guess, never silence, and not again until the zone moves.
 
 Every second read of a change looks at the crop turned by 90°, so the two agreeing reads are two
@@ -184,9 +185,10 @@ class WatcherSettings:
     #: … and what looks like a still arm over a new card this long (a settled change is asked about
     #: within 2 s of the motion stopping, whatever the reads make of it).
     hand_patience_s: float = 1.8
-    #: A new card read but not confirmed this long is asked about when the zone moves again before
-    #: the patience runs out (sooner, it is the hand that laid it, lingering a moment over it).
-    undecided_after_s: float = 0.5
+    #: A new card read but not confirmed this long (sooner, it may be the hand that laid it,
+    #: lingering a moment over it), or a change nothing explains lying wholly inside the zone, is
+    #: asked about when the zone moves again before the patience runs out.
+    undecided_after_s: float = 0.4
     pose_tolerance: float = 0.45  # an index moved by more than this × its size: a new pose
     #: … by less than this: not moved at all. The upright and the turned read of one untouched card
     #: differed by up to 0.17 in the traced simulated games.
@@ -321,7 +323,7 @@ class PileWatcher:
         self._before_landings: list[_Snapshot] = []
         self._last_motion = -math.inf
         self._dirty = True  # something moved since the last accounted-for picture
-        self._undecided = False  # this change showed a new card that is not confirmed yet
+        self._undecided = False  # this change showed a new card (or an unexplained one) not decided yet
         self._reading_since: float | None = None
         self._next_read = -math.inf
         self._reads_this_change = 0
@@ -398,8 +400,12 @@ class PileWatcher:
         if same and subject is not None:
             same = last_subject is not None and _same_landing(subject, last_subject)
         self._streak = ((verdict, subject), count + 1 if same else 1)
-        lasted = timestamp - (self._reading_since or timestamp)
-        self._undecided = (verdict == "new" and lasted >= settings.undecided_after_s) or self._undecided
+        if not self._undecided:
+            # A change nothing explains that no arm reaches into, or a new card not confirmed for a
+            # while (at first it may be the hand that laid it, lingering over it).
+            lasted = timestamp - (self._reading_since or timestamp)
+            unexplained = verdict == "unreadable" and not _reaches_the_edge(self._changed_region(small))
+            self._undecided = unexplained or (verdict == "new" and lasted >= settings.undecided_after_s)
         if self._streak[1] >= settings.confirm_reads:
             if verdict == "new":
                 return [self._landed(subject, readings, small, timestamp)]  # type: ignore[arg-type]
@@ -522,7 +528,7 @@ class PileWatcher:
         an arm, not a card that landed (which changes the picture only where it lies)."""
         if self._reference is None:
             return False  # the first picture: everything counts as changed, nothing to compare
-        if not (changed[[0, -1], :].any() or changed[:, [0, -1]].any()):
+        if not _reaches_the_edge(changed):
             return False  # nothing reaches in from the zone's edge
         x1, y1, x2, y2 = card.box
         grow = self.settings.arm_card_margin * max(x2 - x1, y2 - y1)
@@ -635,6 +641,11 @@ class PileWatcher:
         self._reading_since = None
         self._undecided = False
         self._arm = np.zeros(2)
+
+
+def _reaches_the_edge(mask: np.ndarray) -> bool:
+    """Whether a change mask of the small picture touches the zone's edge (an arm reaching in)."""
+    return bool(mask[[0, -1], :].any() or mask[:, [0, -1]].any())
 
 
 def _grown(mask: np.ndarray) -> np.ndarray:
