@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "history",
     "scores",
     "detect",
+    "deck",
     "scenarios",
     "bench",
     "dataset",
