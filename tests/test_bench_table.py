@@ -61,12 +61,20 @@ def test_scoring_counts_wrong_cards_duplicates_and_phantoms_as_false_plays() -> 
             landed("red-4", flip.hand_left_s + 0.2),
             landed("red-4", flip.hand_left_s + 0.4),  # the same landing twice
             landed("red-6", play.hand_left_s + 0.2),  # the wrong card
-            CardUnreadable(play.hand_left_s + 1.0),  # no card was off the pile: spurious
+            CardUnreadable(flip.hand_left_s + 1.0),  # the flip was recognised: spurious
         ],
         [],
     )
     assert (messy.recognised, messy.false_plays, messy.straighten_spurious) == (1, 3, 1)
     assert messy.missed_examples and "red-9" in messy.missed_examples[0]
+    assert messy.silent_misses == 0  # the red 9 was misread as a red 6: wrong, but not silent
+    silent = score_game(video, [landed("red-4", flip.hand_left_s + 0.2)], [])
+    assert silent.silent_misses == 1 and "red-9" in silent.silent_examples[0]
+    asked = score_game(
+        video, [landed("red-4", flip.hand_left_s + 0.2), CardUnreadable(play.hand_left_s + 1.0)], []
+    )
+    assert (asked.recognised, asked.straighten_unrecognised, asked.straighten_spurious) == (1, 1, 0)
+    assert asked.silent_misses == 0
 
 
 def test_turns_count_plays_passes_and_lone_draws() -> None:

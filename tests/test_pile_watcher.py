@@ -42,9 +42,15 @@ GAME = [
 SMALL = dict(frame_size=(640, 480))
 
 
-def watch(video: TableVideo, watcher_reader: Callable[[OracleReader], object] | None = None):
-    """Every frame of the video through crop → watcher with the oracle; returns (events, watcher)."""
-    oracle = OracleReader(video)
+def watch(
+    video: TableVideo,
+    watcher_reader: Callable[[OracleReader], object] | None = None,
+    errors: ReaderErrors | None = None,
+    seed: int = 0,
+):
+    """Every frame of the video through crop → watcher with the oracle (making ``errors``, seeded);
+    returns (events, watcher)."""
+    oracle = OracleReader(video, errors=errors, seed=seed)
     watcher = PileWatcher(watcher_reader(oracle) if watcher_reader else oracle)
     events: list[PileEvent] = []
     for frame in video.frames():
@@ -279,7 +285,8 @@ def test_corners_of_two_identical_cards_paired_together_are_no_new_card() -> Non
 
 def test_a_still_arm_over_the_pile_makes_no_play_of_what_it_half_covers() -> None:
     """Under a hovering hand the reader can misread the top card (skin tints a corner): two reads
-    agreeing on that are still no play while the change reaches in from the zone's edge."""
+    agreeing on that are still no play while the change reaches in from the zone's edge. Held quite
+    still for three seconds, the arm is asked about once (it might be a card): never silence."""
     red7 = card("red-7", [(80, 60), (120, 140)])
     misread = card("yellow-7", [(120, 140)])  # the corner under the hand
     watcher, reader = scripted_watcher()
@@ -287,7 +294,8 @@ def test_a_still_arm_over_the_pile_makes_no_play_of_what_it_half_covers() -> Non
     show(watcher, reader, [red7], pile, start=1.0)
     arm = pile.copy()
     arm[95:200, 85:150] = (80, 120, 190)  # an arm from the front edge, its hand on the card's corner
-    assert show(watcher, reader, [misread], arm, frames=45, start=2.0) == []  # three still seconds
+    events = show(watcher, reader, [misread], arm, frames=45, start=2.0)  # three still seconds
+    assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp >= 2.0 + 1.8
     assert watcher.top_card == "red-7"
     assert show(watcher, reader, [red7], pile, start=6.0) == []
 
@@ -436,16 +444,23 @@ def test_a_replay_whose_views_each_pick_another_pairing_still_lands() -> None:
     assert not [e for e in events if isinstance(e, CardUnreadable)]
 
 
-def test_a_card_one_view_reads_by_a_lone_corner_is_not_taken_for_an_arm() -> None:
-    """Seen in a simulated game: a yellow 3 landed by the zone's edge; the turned view read both its
-    corners, the upright view one (the other misread). A lone corner's card box is a guess, and the
-    change beyond it looked like an arm, so the two views never agreed twice in a row."""
+def a_card_by_the_zone_edge() -> tuple[PileWatcher, ScriptedReader, Card, np.ndarray]:
+    """A watcher that saw a red 7 land, and the picture once a new card lies beside it reaching the
+    zone's bottom edge (its corners at (115, 115) and (155, 185))."""
     red7 = card("red-7", [(60, 50), (90, 110)])
     watcher, reader = scripted_watcher()
     pile = with_card(TABLE, 40, 30)
     assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
     laid = pile.copy()
-    laid[100:200, 100:170] = 200  # the new card reaches the zone's bottom edge
+    laid[100:200, 100:170] = 200
+    return watcher, reader, red7, laid
+
+
+def test_a_card_one_view_reads_by_a_lone_corner_is_not_taken_for_an_arm() -> None:
+    """Seen in a simulated game: a yellow 3 landed by the zone's edge; the turned view read both its
+    corners, the upright view one (the other misread). A lone corner's card box is a guess, and the
+    change beyond it looked like an arm, so the two views never agreed twice in a row."""
+    watcher, _, red7, laid = a_card_by_the_zone_edge()
     lone = [red7, card("red-5", [(115, 115)]), card("red-2", [(155, 185)])]
     whole = [red7, card("red-5", [(115, 115), (155, 185)])]
     watcher.reader = TwoViewReader(lone, whole)
@@ -511,3 +526,107 @@ def test_a_card_straightened_off_the_zone_edge_is_a_play_not_an_arm() -> None:
     red7 = card("red-7", [(75, 60), (105, 120)])
     events = show(watcher, reader, [red7], straightened, frames=10, start=6.0)
     assert landings(events) == [("red-7", False)]
+
+
+# --- never silent: doubled cards and cards the reader cannot read ------------------------------
+
+
+def lone(reading: Card) -> list[Card]:
+    """``reading`` as a reader that did not pair its corners gives it: one card per corner, each
+    with the box the vision reader estimates for a lone index (the index grown by 0.7 of its size)."""
+    cards = []
+    for index in reading.indices:
+        x1, y1, x2, y2 = index.box
+        margin = 0.7 * index.size
+        cards.append(
+            replace(reading, box=(x1 - margin, y1 - margin, x2 + margin, y2 + margin), indices=(index,))
+        )
+    return cards
+
+
+def test_a_card_read_as_two_by_the_zone_edge_lands_once() -> None:
+    """Seen on a filmed table with real faces: a yellow 7 read in every view as two yellow 7s whose
+    corners were not paired. Each lone corner's box is a guess the size of an index, so the card
+    reaching the zone's edge looked like an arm and the watcher said nothing at all."""
+    watcher, reader, red7, laid = a_card_by_the_zone_edge()
+    yellow7 = card("yellow-7", [(115, 115), (155, 185)])
+    events = show(watcher, reader, [red7, *lone(yellow7)], laid, frames=30, start=2.0)
+    assert landings(events) == [("yellow-7", False)]
+    assert events[0].timestamp <= 2.0 + 2.0
+    assert sorted(events[0].index_centres) == [(115.0, 115.0), (155.0, 185.0)]
+
+
+def test_an_identical_card_read_as_two_lands_once_as_a_replay() -> None:
+    """A second red 7 laid almost square on the first, read as two lone corners: each corner lies
+    within a read's wobble of a corner of the older 7, yet together they are the new card."""
+    first, second = card("red-7", [(72, 60), (98, 120)]), card("red-7", [(76, 64), (102, 124)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 60, 50)
+    events = show(watcher, reader, [first], one, start=1.0)
+    events += show(watcher, reader, lone(second), with_card(one, 64, 54, value=200), frames=30, start=2.0)
+    assert landings(events) == [("red-7", False), ("red-7", True)]
+
+
+def test_a_game_read_doubled_and_blind_to_one_print_lands_each_card_once_and_asks_for_the_rest() -> None:
+    """The oracle reads every whole card as two lone corners and never sees the wild draw four (a
+    print the detector does not know): each other card lands once, and the wild draw four gets
+    "please straighten the card" within 2 s of the hand leaving it — never silence, never a guess."""
+    video = TableVideo(GAME, PLAYERS, seed=11, settings=VideoSettings(**SMALL))
+    errors = ReaderErrors(doubled=1.0, blind_to=frozenset({"wild-draw4"}))
+    events, _ = watch(video, errors=errors, seed=3)
+    truth = video.truth.pile_events
+    assert landings(events) == [(e.card, e.identical_replay) for e in truth if e.card != "wild-draw4"]
+    asked = [event for event in events if isinstance(event, CardUnreadable)]
+    blind = next(e for e in truth if e.card == "wild-draw4")
+    assert len(asked) == 1 and blind.hand_left_s < asked[0].timestamp <= blind.hand_left_s + 2.0
+
+
+def test_a_card_read_by_one_corner_that_looks_like_an_arm_is_asked_about_within_two_seconds() -> None:
+    """A card lands reaching the zone's edge and every read sees only one of its corners: the
+    change lies mostly beyond that corner's small box, as an arm's would. The watcher cannot tell,
+    so it must not stay silent: it asks to straighten the card, once, within 2 s."""
+    watcher, reader, red7, laid = a_card_by_the_zone_edge()
+    events = show(watcher, reader, [red7, card("yellow-7", [(115, 115)])], laid, frames=60, start=2.0)
+    assert [type(event) for event in events] == [CardUnreadable]
+    assert events[0].timestamp <= 2.0 + 2.0
+
+
+def test_a_card_still_undecided_when_the_next_hand_comes_is_asked_about_then() -> None:
+    """Seen on a filmed table with real faces: a green 5 whose corners the reader took for a 5 and
+    a 6, the other way round in the turned view, so no two reads agreed on where the green 5 lay.
+    The next player's hand came 1.1 s after it landed, before the watcher's patience ran out, and
+    the green 5 was never mentioned. Motion that ends a change seen but not decided asks now."""
+    red7 = card("red-7", [(60, 50), (90, 110)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
+    laid = with_card(pile, 100, 90, value=200)
+    corners = [(112, 100), (138, 160)]
+    upright = [red7, card("green-5", corners[:1]), card("green-6", corners[1:])]
+    turned = [red7, card("green-6", corners[:1]), card("green-5", corners[1:])]
+    watcher.reader = TwoViewReader(upright, turned)
+    assert feed(watcher, [laid] * 15, start=2.0) == []  # one undecided second
+    hand = laid.copy()
+    hand[150:200, 0:60] = (80, 120, 190)  # the next player's hand reaches in
+    events = feed(watcher, [hand] * 3, start=3.0)
+    assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp == 3.0
+
+
+def test_an_unreadable_card_taken_away_before_the_question_is_asked_about_then() -> None:
+    """Seen on a filmed table with real faces: a wild draw four the reader could not see was turned
+    up first and taken back half a second later, before the watcher's patience ran out: nothing
+    was said.
+    A change that nothing explains, lying wholly inside the zone (no arm reaches in), is asked about
+    when the zone moves again; a resting hand (it reaches in from the zone's edge) is not."""
+    red7 = card("red-7", [(60, 50), (90, 110)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
+    hand = pile.copy()
+    hand[120:200, 130:190] = (80, 120, 190)  # a hand resting on the table, in from the zone's edge
+    assert show(watcher, reader, [red7], hand, frames=15, start=2.0) == []
+    assert show(watcher, reader, [red7], pile, frames=15, start=3.0) == []
+    laid = with_card(pile, 100, 90, value=120)  # a card the reader does not see
+    assert show(watcher, reader, [red7], laid, frames=6, start=4.0) == []
+    events = show(watcher, reader, [red7], hand, frames=3, start=5.0)  # the dealer takes it back
+    assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp == 5.0

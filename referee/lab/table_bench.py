@@ -19,6 +19,12 @@ exactly one line::
 * ``idle_cpu_share``: process CPU time / wall time (one core = 1.0) while the pipeline (zone crop,
   motion gate, watcher) is fed a still table at the camera's frame rate.
 
+The details also count the straighten requests (for cards off the pile, for landings not
+recognised, spurious) and the *silent misses*: landings after which the watcher said nothing (no
+card, right or wrong, and no question) before the next card landed — it must never have one.
+``--faces FOLDER`` films photographed card faces instead of rendered ones
+(:mod:`referee.lab.photo_faces`).
+
 Details (per game, identical-card replays, straighten requests, reveals, reader calls) go to
 stderr, so that the one line is all that stdout holds.
 """
@@ -38,6 +44,7 @@ import numpy as np
 
 from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
+from referee.lab.photo_faces import PhotoFaces
 from referee.lab.video import (
     OracleReader,
     PileEventTruth,
@@ -125,6 +132,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="length of the still-table CPU measurement (default 5)",
     )
     parser.add_argument(
+        "--faces",
+        type=Path,
+        metavar="FOLDER",
+        help="film photographed card faces instead of rendered ones: a folder with labels.jsonl naming "
+        'each flattened, upright photo of one card ({"image": "images/….jpg", "card": "red-7"}, as '
+        "../shared/data/uno-cards-criscard); cards without a photo are rendered (default: all rendered)",
+    )
+    parser.add_argument(
         "--save", type=Path, help="also write the first game as VIDEO.mp4/.avi with its truth log VIDEO.json"
     )
     add_detector_arguments(parser, threads=1)
@@ -157,7 +172,9 @@ class Score:
     latencies: list[float] = field(default_factory=list)
     off_pile: int = 0
     straighten_asked: int = 0
+    straighten_unrecognised: int = 0  # asked while a card that landed was not recognised
     straighten_spurious: int = 0
+    silent_misses: int = 0  # landings with nothing said (no card, no question) before the next landing
     clears: int = 0
     clears_seen: int = 0
     take_backs: int = 0
@@ -174,6 +191,7 @@ class Score:
     reads: int = 0
     false_examples: list[str] = field(default_factory=list)
     missed_examples: list[str] = field(default_factory=list)
+    silent_examples: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
         for name, value in vars(other).items():
@@ -223,6 +241,7 @@ def score_game(
     score.landings = len(landings)
     score.replays = sum(event.identical_replay for event in landings)
     landed_times = [event.landed_s for event in landings]
+    asked: list[float] = []
     for event in events:
         if isinstance(event, CardLanded):
             slot = int(np.searchsorted(landed_times, event.timestamp + 1e-9)) - 1
@@ -238,18 +257,31 @@ def score_game(
                     f"seed {video.seed} t={event.timestamp:.2f}s: {event.card} (truth: {want})"
                 )
         elif isinstance(event, CardUnreadable):
-            if any(
-                e.off_pile_since_s is not None and e.off_pile_since_s <= event.timestamp < e.landed_s
-                for e in landings
-            ):
-                score.straighten_asked += 1
-            else:
-                score.straighten_spurious += 1
+            asked.append(event.timestamp)
         elif isinstance(event, PileCleared):
             score.clears_seen += 1
         elif isinstance(event, CardTakenBack):
             score.take_backs_seen += 1
     score.recognised = sum(matched)
+    # A card that landed and was not recognised is "asked about" when a straighten request came
+    # between its landing and the next landing; with neither that nor a (wrong) card reported, the
+    # watcher missed it in silence.
+    following = [*landed_times[1:], math.inf]
+    unrecognised = [
+        (e.landed_s, until) for m, e, until in zip(matched, landings, following, strict=True) if not m
+    ]
+    for at in asked:
+        if any(e.off_pile_since_s is not None and e.off_pile_since_s <= at < e.landed_s for e in landings):
+            score.straighten_asked += 1
+        elif any(start <= at < until for start, until in unrecognised):
+            score.straighten_unrecognised += 1
+        else:
+            score.straighten_spurious += 1
+    spoke = [event.timestamp for event in events if isinstance(event, CardLanded | CardUnreadable)]
+    for m, e, until in zip(matched, landings, following, strict=True):
+        if not m and not any(e.landed_s <= at < until for at in spoke):
+            score.silent_misses += 1
+            score.silent_examples.append(f"seed {video.seed} t={e.landed_s:.2f}s: {e.kind} {e.card}")
     score.replays_recognised = sum(m for m, e in zip(matched, landings, strict=True) if e.identical_replay)
     score.missed_examples = [
         f"seed {video.seed} t={e.landed_s:.2f}s: {e.kind} {e.card}"
@@ -429,6 +461,7 @@ def run(args: argparse.Namespace) -> int:
     games = 1 if args.quick else args.games
     idle_seconds = min(args.idle_seconds, 2.0) if args.quick else args.idle_seconds
     settings = VideoSettings(fps=args.fps, frame_size=_parse_size(args.size), off_pile_share=args.off_pile)
+    faces = PhotoFaces.load(args.faces) if args.faces is not None else None
     reader_name, make_reader = _reader_factory(args)
     rules = Rules.preset(args.rules, jump_in=True)
     players = (
@@ -439,14 +472,16 @@ def run(args: argparse.Namespace) -> int:
     total = Score()
     started = time.perf_counter()
     video = None
+    rendered_faces: set[str] = set()
     for game in range(games):
         seed = args.seed + game
         steps = simulated_round(players, seed, rules, max_steps=QUICK_STEPS if args.quick else None)
-        video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings)
+        video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings, faces=faces)
         if game == 0 and args.save:
             truth_path, calibration_path = video.write(args.save)
             print(f"wrote {args.save}, {truth_path} and {calibration_path}", file=sys.stderr)
         events, reveals_read, reads = watch_video(video, make_reader)
+        rendered_faces |= video.rendered_faces
         turns = [None, *(step.truth.turn for step in steps[:-1])]
         score = score_game(video, events, reveals_read, turns)
         score.reads = reads
@@ -459,6 +494,8 @@ def run(args: argparse.Namespace) -> int:
     assert video is not None
     idle_share, idle_reads = measure_idle_cpu(video, make_reader, idle_seconds)
     _report_details(total, reader_name, idle_reads, time.perf_counter() - started)
+    if faces is not None:
+        print(faces_line(faces, rendered_faces), file=sys.stderr)
     print(
         f"plays_recognised={total.recognised_share:.3f} "
         f"false_plays_per_1000_turns={total.false_per_1000_turns:.1f} "
@@ -466,6 +503,16 @@ def run(args: argparse.Namespace) -> int:
         f"idle_cpu_share={idle_share:.3f}"
     )
     return 0
+
+
+def faces_line(faces: PhotoFaces, rendered: set[str]) -> str:
+    """What the games were filmed with: the photos, and which cards had none and were rendered."""
+    line = f"faces: {faces.photo_count} photos of {len(faces.photos)} cards from {faces.folder}; "
+    if not rendered:
+        return line + "every card filmed had a photo"
+    return (
+        line + f"{len(rendered)} cards filmed had no photo and were rendered: {', '.join(sorted(rendered))}"
+    )
 
 
 def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: float) -> None:
@@ -478,7 +525,9 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
         f"latency after the hand left: median {median:.2f} s, "
         f"max {max(total.latencies, default=math.nan):.2f} s",
         f"straighten requests: {total.straighten_asked} for {total.off_pile} cards off the pile, "
+        f"{total.straighten_unrecognised} for {total.landings - total.recognised} landings not recognised, "
         f"{total.straighten_spurious} spurious",
+        f"silent misses (a landing with no card reported and no question asked): {total.silent_misses}",
         f"'pile cleared' {total.clears_seen} for {total.clears} clears; "
         f"'taken back' {total.take_backs_seen} for {total.take_backs} cards taken back",
         f"reveals read exactly: {total.reveals_exact}/{total.reveals} ({total.reveal_cards} cards: "
@@ -490,4 +539,5 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
     ]
     lines += [f"false: {text}" for text in total.false_examples[:5]]
     lines += [f"missed: {text}" for text in total.missed_examples[:5]]
+    lines += [f"missed in silence: {text}" for text in total.silent_examples[:5]]
     print("\n".join(lines), file=sys.stderr)

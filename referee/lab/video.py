@@ -46,13 +46,14 @@ from calibration.profile import CalibrationProfile
 from calibration.table_view import CARD_MM, Zone, default_zones
 from hardware.camera import DEFAULT_SIZE, Frame
 from referee.errors import UserError
+from referee.lab.photo_faces import PhotoFaces
 from referee.render.cards import DESIGNS, CardSprite, parse_card_name, render_back, render_card
 from referee.render.compose import Scene, Sprite, place, pose_homography, transform_points
 from referee.render.objects import hand_sprite
 from referee.render.surfaces import table_surface
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES
 from referee.vision.detection import Detection
-from referee.vision.reader import Card, CardReader
+from referee.vision.reader import Card, CardReader, ReaderSettings
 
 if TYPE_CHECKING:
     from referee.rules.simulator import SimStep
@@ -290,10 +291,16 @@ class TableVideo:
         seed: int = 0,
         settings: VideoSettings | None = None,
         piles: Iterable[Sequence[str]] | None = None,
+        faces: PhotoFaces | None = None,
     ) -> None:
         """``piles``: the discard pile (bottom to top) right after each step, when known (the
-        simulator knows it); otherwise :func:`assumed_piles` infers it from the steps."""
+        simulator knows it); otherwise :func:`assumed_piles` infers it from the steps.
+        ``faces``: photographed card faces to film instead of rendered ones (a card with no photo
+        is rendered; :attr:`rendered_faces` names those)."""
         self.settings = settings or VideoSettings()
+        self.faces = faces
+        #: Cards that had no photo among ``faces`` and were rendered instead.
+        self.rendered_faces: set[str] = set()
         self.players = tuple(players)
         if len(self.players) < 2:
             raise UserError("a simulated game needs at least two players")
@@ -330,11 +337,12 @@ class TableVideo:
         players: Sequence[str],
         seed: int = 0,
         settings: VideoSettings | None = None,
+        faces: PhotoFaces | None = None,
     ) -> TableVideo:
         """Film the rules simulator's steps, following its true discard pile step by step."""
         sim_steps = list(sim_steps)
         piles = [tuple(card.name for card in step.truth.discard_pile) for step in sim_steps]
-        return cls([step.observation for step in sim_steps], players, seed, settings, piles)
+        return cls([step.observation for step in sim_steps], players, seed, settings, piles, faces)
 
     # --- public -------------------------------------------------------------------------------
 
@@ -417,7 +425,12 @@ class TableVideo:
             "fps": settings.fps,
             "frame_size": list(settings.frame_size),
             "frames": self.frame_count,
-            "deck": {"design": self.design, "colourblind": self.colourblind},
+            "deck": {
+                "design": self.design,
+                "colourblind": self.colourblind,
+                "faces": "rendered" if self.faces is None else str(self.faces.folder),
+                "rendered_faces": sorted(self.rendered_faces) if self.faces is not None else [],
+            },
             "calibration": self.calibration.to_dict(),
             "pile_events": [asdict(event) for event in self.truth.pile_events],
             "reveals": [asdict(reveal) for reveal in self.truth.reveals],
@@ -495,13 +508,21 @@ class TableVideo:
     # --- assets -------------------------------------------------------------------------------
 
     def _sprite(self, name: str) -> CardSprite:
-        """Each distinct card of the deck is rendered once (both copies of red-7 look alike)."""
+        """Each distinct card of the deck is made once (both copies of red-7 look alike): from its
+        photo when the video films photographed faces and there is one, else rendered."""
         sprite = self._sprites.get(name)
         if sprite is None:
             height = max(48, round(self._card_px * 1.5))
-            if name == "back":
+            photo = None
+            if self.faces is not None and name != "back":
+                photo = self.faces.sprite(name, height, self._sprite_rng_seed)
+            if photo is not None:
+                sprite = photo
+            elif name == "back":
                 sprite = render_back(height, np.random.default_rng([self._sprite_rng_seed, 1]))
             else:
+                if self.faces is not None:
+                    self.rendered_faces.add(name)
                 rng = np.random.default_rng([self._sprite_rng_seed, 0])  # one print run: same look per card
                 sprite = render_card(name, self.design, self.colourblind, height, rng)
             self._sprites[name] = sprite
@@ -1087,16 +1108,21 @@ class ReaderErrors:
 
     Per read: each visible corner index is missed with ``miss_index``; each card is read as a
     confusable other card (6↔9, or another colour) with ``misread``; index positions wobble by
-    ``jitter_px`` (standard deviation, crop pixels).
+    ``jitter_px`` (standard deviation, crop pixels). A card read by both corners is read as two
+    cards with ``doubled`` (its corners not paired: one card per corner, each with the box a lone
+    index gets — a real detector did this to a yellow 7). Cards named in ``blind_to`` are never
+    read at all (a print the detector does not know, such as white-symbol wilds).
     """
 
     miss_index: float = 0.0
     misread: float = 0.0
     jitter_px: float = 0.0
+    doubled: float = 0.0
+    blind_to: frozenset[str] = frozenset()
 
     @property
     def any(self) -> bool:
-        return bool(self.miss_index or self.misread or self.jitter_px)
+        return bool(self.miss_index or self.misread or self.jitter_px or self.doubled or self.blind_to)
 
 
 class OracleReader:
@@ -1132,6 +1158,8 @@ class OracleReader:
         rng = np.random.default_rng([self.seed, self.frame_index, self.calls])
         cards = []
         for placed in scene.cards:
+            if placed.sprite_name in errors.blind_to:
+                continue
             indices = tuple(
                 _jittered(Detection(box.box, box.class_id, SYMBOL_CLASSES[box.class_id], 1.0), errors, rng)
                 for box in placed.boxes
@@ -1145,18 +1173,29 @@ class OracleReader:
             if errors.misread and rng.random() < errors.misread:
                 name = _confusable(name, rng)
             symbol, colour = parse_card_name(name)
-            cards.append(
-                Card(
-                    name=name,
-                    symbol=symbol,
-                    colour=colour,
-                    confidence=1.0,
-                    box=(float(x1), float(y1), float(x2), float(y2)),
-                    colour_from="hue",
-                    indices=indices,
-                )
+            read = Card(
+                name=name,
+                symbol=symbol,
+                colour=colour,
+                confidence=1.0,
+                box=(float(x1), float(y1), float(x2), float(y2)),
+                colour_from="hue",
+                indices=indices,
             )
+            if errors.doubled and len(indices) == 2 and rng.random() < errors.doubled:
+                cards += [_lone_corner(read, index, (width, height)) for index in indices]
+            else:
+                cards.append(read)
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
+
+
+def _lone_corner(card: Card, index: Detection, crop_size: tuple[int, int]) -> Card:
+    """``card`` read by one corner only, with the box the vision reader gives a lone index."""
+    margin = ReaderSettings().card_margin * index.size
+    x1, y1, x2, y2 = index.box
+    width, height = crop_size
+    box = (max(0.0, x1 - margin), max(0.0, y1 - margin), min(width, x2 + margin), min(height, y2 + margin))
+    return replace(card, box=box, indices=(index,))
 
 
 def _jittered(detection: Detection, errors: ReaderErrors, rng: np.random.Generator) -> Detection:

@@ -16,8 +16,10 @@ runs on a few settled frames until it has seen the same thing twice:
 * the picture from before the top card landed is back → :class:`CardTakenBack` (a refused card);
 * nothing readable where cards were, and the zone looks like the empty table → :class:`PileCleared`;
 * a change the reader cannot read for ``unreadable_after_s`` (a card half off the pile, reads
-  that keep disagreeing) → one :class:`CardUnreadable` ("please straighten the card"), never a
-  guess, and not again until the zone moves.
+  that keep disagreeing), or a still "arm" over a new card for ``hand_patience_s``, or a new card
+  (or a change that nothing explains and no arm reaches into) still undecided when the zone moves
+  again → one :class:`CardUnreadable` ("please straighten
+  the card"), never a guess, never silence, and not again until the zone moves.
 
 Every second read of a change looks at the crop turned by 90°, so the two agreeing reads are two
 views and a detector's misread of one view must repeat in the other. While a hand moves in the
@@ -180,6 +182,13 @@ class WatcherSettings:
     fast_reads: int = 4  # reads on consecutive frames after settling, then one every slow_read_s
     slow_read_s: float = 0.25
     unreadable_after_s: float = 1.2  # settled, changed, nothing readable this long: ask to straighten
+    #: … and what looks like a still arm over a new card this long (a settled change is asked about
+    #: within 2 s of the motion stopping, whatever the reads make of it).
+    hand_patience_s: float = 1.8
+    #: A new card read but not confirmed this long (sooner, it may be the hand that laid it,
+    #: lingering a moment over it), or a change nothing explains lying wholly inside the zone, is
+    #: asked about when the zone moves again before the patience runs out.
+    undecided_after_s: float = 0.4
     pose_tolerance: float = 0.45  # an index moved by more than this × its size: a new pose
     #: … by less than this: not moved at all. The upright and the turned read of one untouched card
     #: differed by up to 0.17 in the traced simulated games.
@@ -195,6 +204,11 @@ class WatcherSettings:
     #: corners and over this share of its box (0.89 for a red +2 laid turned by 190° over an older
     #: one in a simulated game; a nudge changes a card's edges only).
     laid_anew_share: float = 0.6
+    #: Two lone corners of one name, both where the picture changed, this far apart (in index sizes,
+    #: the span the vision reader pairs corners over) are one card whose corners the reader did not
+    #: pair; the pair nearest the typical spacing goes first.
+    corner_spacing: tuple[float, float] = (2.2, 11.0)
+    typical_corner_spacing: float = 5.5
 
 
 @dataclass(frozen=True)
@@ -207,6 +221,7 @@ class _Seen:
     still: float  # crop pixels an index of an untouched card wobbles between reads
     confidence: float = 1.0
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    scale: float = 1.0  # crop pixels: the size of its corner indices
 
 
 def _as_seen(reading: CardReading, tolerance: float, still: float) -> _Seen:
@@ -227,6 +242,7 @@ def _as_seen(reading: CardReading, tolerance: float, still: float) -> _Seen:
         max(2.0, still * scale),
         float(reading.confidence),
         box,  # type: ignore[arg-type]
+        scale,
     )
 
 
@@ -255,6 +271,20 @@ def _merged(seen: _Seen, known: _Seen) -> _Seen:
     limit = max(seen.tolerance, known.tolerance)
     extra = tuple(q for q in known.points if all(math.dist(p, q) > limit for p in seen.points))
     return replace(seen, points=seen.points + extra)
+
+
+def _one_card(first: _Seen, second: _Seen) -> _Seen:
+    """Two readings of one card as one: all their corners, the box around both, the surer reading."""
+    boxes = np.asarray([first.box, second.box])
+    return _Seen(
+        first.name,
+        first.points + second.points,
+        max(first.tolerance, second.tolerance),
+        max(first.still, second.still),
+        max(first.confidence, second.confidence),
+        (*boxes[:, :2].min(axis=0).tolist(), *boxes[:, 2:].max(axis=0).tolist()),  # type: ignore[arg-type]
+        (first.scale + second.scale) / 2,
+    )
 
 
 @dataclass(frozen=True)
@@ -293,6 +323,7 @@ class PileWatcher:
         self._before_landings: list[_Snapshot] = []
         self._last_motion = -math.inf
         self._dirty = True  # something moved since the last accounted-for picture
+        self._undecided = False  # this change showed a new card (or an unexplained one) not decided yet
         self._reading_since: float | None = None
         self._next_read = -math.inf
         self._reads_this_change = 0
@@ -324,11 +355,15 @@ class PileWatcher:
         previous, self._previous = self._previous, small
         gate = self.settings.gate
         if previous is None or self.gate.changed_share(previous, small) > gate.motion_share:
+            # A new card seen but not yet confirmed, and the zone moves again (the next hand comes
+            # sooner than the watcher's patience runs out): ask now, or that card is never mentioned.
+            events: list[PileEvent] = [CardUnreadable(timestamp)] if self._undecided else []
+            self._undecided = False
             self._last_motion = timestamp
             self._dirty = True
             self._reading_since = None
             self._track_arm(small)
-            return []
+            return events
         if not self._dirty or timestamp - self._last_motion < gate.settle_s:
             return []
         if self._reading_since is None:
@@ -348,6 +383,7 @@ class PileWatcher:
         turned = settings.turn_every_second_read and self._reads_this_change % 2 == 1
         cards = self.reader.read(crop_bgr, turned=turned)
         readings = [_as_seen(card, settings.pose_tolerance, settings.still_tolerance) for card in cards]
+        readings = self._one_reading_per_card(readings, self._changed_region(small), crop_bgr.shape[:2])
         self.reads += 1
         if self._resume_top is not None:
             top = next((seen for seen in readings if seen.name == self._resume_top), None)
@@ -364,6 +400,12 @@ class PileWatcher:
         if same and subject is not None:
             same = last_subject is not None and _same_landing(subject, last_subject)
         self._streak = ((verdict, subject), count + 1 if same else 1)
+        if not self._undecided:
+            # A change nothing explains that no arm reaches into, or a new card not confirmed for a
+            # while (at first it may be the hand that laid it, lingering over it).
+            lasted = timestamp - (self._reading_since or timestamp)
+            unexplained = verdict == "unreadable" and not _reaches_the_edge(self._changed_region(small))
+            self._undecided = unexplained or (verdict == "new" and lasted >= settings.undecided_after_s)
         if self._streak[1] >= settings.confirm_reads:
             if verdict == "new":
                 return [self._landed(subject, readings, small, timestamp)]  # type: ignore[arg-type]
@@ -382,13 +424,13 @@ class PileWatcher:
                 self._before_landings.clear()
                 self._accept([], small)
                 return [PileCleared(timestamp)] if had_cards else []
-        if verdict == "hand":
-            # A still hand over the pile half-covers cards, and its skin tints their corners: no read
-            # under it counts, and a resting hand is no reason to ask for a card to be straightened.
-            self._reading_since = timestamp
-            return []
+        # A still hand over the pile half-covers cards, and its skin tints their corners: no read under
+        # it counts, and it gets longer before the question. Yet a card read by one corner by the
+        # zone's edge looks the same, so the watcher asks in the end: never silence.
+        waited = timestamp - (self._reading_since or timestamp)
+        patience = settings.hand_patience_s if verdict == "hand" else settings.unreadable_after_s
         # Unreadable, or reads that keep disagreeing: keep trying for a while, then ask — never guess.
-        if timestamp - (self._reading_since or timestamp) >= settings.unreadable_after_s:
+        if waited >= patience:
             self._settle(small)  # asked once; the next motion in the zone starts afresh
             return [CardUnreadable(timestamp)]
         return []
@@ -451,12 +493,42 @@ class PileWatcher:
             return "empty", None
         return "unreadable", None
 
+    def _one_reading_per_card(
+        self, readings: list[_Seen], changed: np.ndarray, crop_shape: tuple[int, ...]
+    ) -> list[_Seen]:
+        """Readings of a card that just landed, joined where the reader saw it twice: two lone corners
+        of one name as far apart as a card's corners (the reader did not pair them: a yellow 7 read
+        as two yellow 7s).
+
+        Only corners where the picture changed are joined: one card lands per change, so two new
+        corners of one name belong to it, while an old card's corner beside a new twin stays apart."""
+        low, high = self.settings.corner_spacing
+        typical = self.settings.typical_corner_spacing
+        lone = [
+            seen
+            for seen in readings
+            if len(seen.points) == 1 and _inside(seen.points[0], changed, crop_shape)
+        ]
+        pairs = []
+        for i, first in enumerate(lone):
+            for second in lone[i + 1 :]:
+                spacing = math.dist(first.points[0], second.points[0]) / ((first.scale + second.scale) / 2)
+                if first.name == second.name and low <= spacing <= high:
+                    pairs.append((abs(math.log(spacing / typical)), first, second))
+        joined: list[_Seen] = []
+        used: list[_Seen] = []
+        for _, first, second in sorted(pairs, key=lambda pair: pair[0]):
+            if not any(seen is first or seen is second for seen in used):
+                used += [first, second]
+                joined.append(_one_card(first, second))
+        return [seen for seen in readings if not any(seen is other for other in used)] + joined
+
     def _arm_in_zone(self, changed: np.ndarray, card: _Seen, crop_shape: tuple[int, ...]) -> bool:
         """Whether the change reaches in from the zone's edge and lies mostly beyond the new card:
         an arm, not a card that landed (which changes the picture only where it lies)."""
         if self._reference is None:
             return False  # the first picture: everything counts as changed, nothing to compare
-        if not (changed[[0, -1], :].any() or changed[:, [0, -1]].any()):
+        if not _reaches_the_edge(changed):
             return False  # nothing reaches in from the zone's edge
         x1, y1, x2, y2 = card.box
         grow = self.settings.arm_card_margin * max(x2 - x1, y2 - y1)
@@ -567,7 +639,13 @@ class PileWatcher:
         self._reference = small
         self._dirty = False
         self._reading_since = None
+        self._undecided = False
         self._arm = np.zeros(2)
+
+
+def _reaches_the_edge(mask: np.ndarray) -> bool:
+    """Whether a change mask of the small picture touches the zone's edge (an arm reaching in)."""
+    return bool(mask[[0, -1], :].any() or mask[:, [0, -1]].any())
 
 
 def _grown(mask: np.ndarray) -> np.ndarray:
