@@ -9,7 +9,9 @@ import argparse
 from datetime import datetime
 from pathlib import Path
 
+from referee.errors import UserError
 from referee.table.config import add_config_argument
+from referee.table.presses import presses_as_lines
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,6 +24,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--journal", type=Path, help="journal file (default: [journal] path)")
     parser.add_argument("--limit", type=int, default=20, help="how many games to list (default 20)")
     parser.add_argument("--game", type=int, metavar="ID", help="show every observation of game ID")
+    parser.add_argument(
+        "--presses",
+        action="store_true",
+        help="with --game: print its button presses as JSON lines, for uno-referee watch --presses",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -43,11 +50,16 @@ def local_time(stamp: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.presses and args.game is None:
+        raise UserError("--presses needs --game ID: the game whose presses to print (see `history`)")
     journal = journal_from_args(args)
     if journal is None:
         return 0
     with journal:
-        if args.game is not None:
+        if args.presses:
+            for line in presses_as_lines(journal.presses(args.game)):
+                print(line)
+        elif args.game is not None:
             _print_game(journal, args.game)
         else:
             _print_games(journal, args.limit)

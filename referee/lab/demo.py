@@ -26,6 +26,7 @@ from referee.table.journal import Journal
 from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
 from referee.table.session import Pipeline, pile_reader
+from referee.table.stream import EventSink
 
 #: Seat names per language, so that the spoken demo sounds like a family at the table.
 DEMO_PLAYERS: dict[str, tuple[str, ...]] = {
@@ -119,6 +120,7 @@ def run_demo(
     journal: Journal | None = None,
     speed: float | None = None,
     console: TextIO = sys.stdout,
+    events: EventSink | None = None,
 ) -> DemoReport:
     """Referee one simulated round; ``speed`` paces the video (1.0 = real time, None = flat out).
 
@@ -131,7 +133,7 @@ def run_demo(
     video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings)
     table = Table.deal(players, rules, dealer=players[-1])
     game_id = journal.start_game(table.setup, language=language) if journal is not None else None
-    app = RefereeApp(table, speaker, PhraseBook(language), journal=journal, game_id=game_id)
+    app = RefereeApp(table, speaker, PhraseBook(language), journal=journal, game_id=game_id, events=events)
     oracles = (OracleReader(video, "discard"), OracleReader(video, "scoring")) if reader is None else ()
     watcher = PileWatcher(pile_reader(reader) if reader is not None else oracles[0])
     pipeline = Pipeline(video.view, watcher, app, scoring_reader=reader)

@@ -221,6 +221,39 @@ def add_config_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def with_command_line(
+    config: RefereeConfig,
+    *,
+    players: str | None = None,
+    preset: str | None = None,
+    language: str | None = None,
+    speech: bool | None = None,
+    journal: Path | None = None,
+) -> RefereeConfig:
+    """The config with what a command line gives instead, checked like the file's own keys.
+
+    ``players``: the seats clockwise, separated by commas (``"Ann,Ben,Cy"``); ``preset``: a rules
+    preset, without the file's single-option overrides.
+
+    >>> with_command_line(RefereeConfig(), players="Ann, Ben,Cy", preset="spielhilfe").players
+    ('Ann', 'Ben', 'Cy')
+    """
+    changes: dict[str, Any] = {}
+    if players is not None:
+        changes["players"] = tuple(name.strip() for name in players.split(","))
+        _check_players(changes["players"], "--players")
+    if preset is not None:
+        changes["rules"] = RulesConfig(preset=preset)
+        _check_rules(changes["rules"], "--rules")
+    if language is not None:
+        changes["language"] = language
+    if speech is not None:
+        changes["speech"] = dataclasses.replace(config.speech, enabled=speech)
+    if journal is not None:
+        changes["journal"] = JournalConfig(journal.expanduser())
+    return dataclasses.replace(config, **changes)
+
+
 # --- the generic converter -------------------------------------------------------------------------
 
 _TYPE_WORDS = {bool: "true or false", int: "a whole number", str: "text in quotes", Path: "a path in quotes"}

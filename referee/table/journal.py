@@ -61,6 +61,14 @@ CREATE TABLE IF NOT EXISTS observations (
     verdict     TEXT NOT NULL,    -- JSON: ok, reason, penalties, events (each with its "type")
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS presses (
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    seq         INTEGER NOT NULL,
+    t           REAL NOT NULL,    -- seconds since the stream started (video time for a recording)
+    frame       INTEGER NOT NULL, -- the frame after which the press was taken in (-1: before the first)
+    button      TEXT NOT NULL,    -- hardware.buttons.ButtonName's name: DRAW, UNO, RED, ...
+    PRIMARY KEY (game_id, seq)
+);
 """
 
 
@@ -308,6 +316,23 @@ class Journal:
                 (game_id, seq, self._now(), _dumps(observation), int(bool(replay)), _dumps(plain)),
             )
         return int(seq)
+
+    def record_press(self, game_id: int, t: float, button: str, frame: int = -1) -> None:
+        """Keep one button press with its time in the stream, so that a recording can be refereed
+        again with the same presses (``history --presses``, ``watch --presses``)."""
+        with self._transaction() as db:
+            seq = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM presses WHERE game_id = ?", (game_id,)
+            ).fetchone()[0]
+            db.execute("INSERT INTO presses VALUES (?, ?, ?, ?, ?)", (game_id, seq, t, frame, button))
+
+    def presses(self, game_id: int) -> list[dict[str, Any]]:
+        """A game's presses in order, as ``watch --presses`` reads them (``t``, ``button``, ``frame``)."""
+        self._require_game(self._db, game_id)
+        rows = self._db.execute(
+            "SELECT t, frame, button FROM presses WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        return [{"t": row["t"], "button": row["button"], "frame": row["frame"]} for row in rows]
 
     def abandon_game(self, game_id: int) -> None:
         """The table stopped without a match winner: the game leaves the unfinished list."""
