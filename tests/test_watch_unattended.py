@@ -70,6 +70,11 @@ def test_watch_referees_a_recording_unattended_into_the_event_stream(recording, 
     assert times == sorted(times) and 0 < times[0] < times[-1] < 30
     summary = result.stderr.strip().splitlines()[-1]  # the console goes to stderr when the stream is stdout
     assert summary.startswith("game #1: 5 cards taken in, 6 observations, 0 refused")
+    with Journal.open(tmp_path / "j.sqlite3") as journal:  # a picture of every landing, with its verdict
+        pictures = journal.pictures(1)
+        seqs = [r["seq"] for r in journal.records(1) if {"play", "flip"} & r["observation"].keys()]
+    assert [picture.observation_seq for picture in pictures] == seqs
+    assert all(len(picture.jpeg) <= 30_000 for picture in pictures)
 
 
 def test_watch_rejects_a_profile_for_another_picture_size(recording, tmp_path):

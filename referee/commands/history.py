@@ -29,6 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --game: print its button presses as JSON lines, for uno-referee watch --presses",
     )
+    parser.add_argument(
+        "--prune-pictures",
+        type=float,
+        metavar="DAYS",
+        help="delete the discard-zone pictures of games started more than DAYS days ago",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -56,7 +62,13 @@ def run(args: argparse.Namespace) -> int:
     if journal is None:
         return 0
     with journal:
-        if args.presses:
+        if args.prune_pictures is not None:
+            days = args.prune_pictures
+            if days < 0:
+                raise UserError(f"--prune-pictures takes a number of days from 0, got {days:g}")
+            pruned = journal.prune_pictures(days)
+            print(f"deleted {pruned} picture{'s' if pruned != 1 else ''} of games older than {days:g} days")
+        elif args.presses:
             for line in presses_as_lines(journal.presses(args.game)):
                 print(line)
         elif args.game is not None:

@@ -152,7 +152,11 @@ class CalibrationConfig:
 
 @dataclass(frozen=True)
 class JournalConfig:
+    """``pictures_mb``: all the discard-zone pictures of the journal together stay within this many
+    megabytes (the oldest are deleted first; 0 keeps none)."""
+
     path: Path = field(default_factory=lambda: user_data_dir() / "journal.sqlite3")
+    pictures_mb: int = field(default=200, metadata=_check(lambda v: 0 <= v <= 100_000, "0 to 100000"))
 
 
 @dataclass(frozen=True)
@@ -250,7 +254,7 @@ def with_command_line(
     if speech is not None:
         changes["speech"] = dataclasses.replace(config.speech, enabled=speech)
     if journal is not None:
-        changes["journal"] = JournalConfig(journal.expanduser())
+        changes["journal"] = dataclasses.replace(config.journal, path=journal.expanduser())
     return dataclasses.replace(config, **changes)
 
 

@@ -31,14 +31,14 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from referee.errors import UserError
 from referee.rules.cards import Card, Colour
 from referee.rules.events import MatchWon, RoundWon
-from referee.table.config import user_data_dir
+from referee.table.config import JournalConfig, user_data_dir
 
 SCHEMA_VERSION = 1
 
@@ -69,7 +69,30 @@ CREATE TABLE IF NOT EXISTS presses (
     button      TEXT NOT NULL,    -- hardware.buttons.ButtonName's name: DRAW, UNO, RED, ...
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS pictures (
+    id              INTEGER PRIMARY KEY,
+    game_id         INTEGER NOT NULL REFERENCES games(id),
+    observation_seq INTEGER,      -- the verdict it shows (a landing, accepted or refused); NULL: unreadable
+    kind            TEXT NOT NULL,  -- "landed" or "unreadable"
+    t               REAL NOT NULL,  -- seconds since the stream started
+    jpeg            BLOB NOT NULL   -- the discard zone, referee.table.pictures.small_jpeg
+);
+CREATE INDEX IF NOT EXISTS pictures_of_game ON pictures (game_id, observation_seq);
 """
+
+#: Default cap on all pictures in one journal together (the oldest go first): ``[journal] pictures_mb``.
+PICTURES_CAP_BYTES = JournalConfig().pictures_mb * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Picture:
+    """One kept picture of the discard zone."""
+
+    game_id: int
+    observation_seq: int | None
+    kind: str
+    t: float
+    jpeg: bytes
 
 
 def default_journal_path() -> Path:
@@ -223,6 +246,8 @@ class Journal:
         self._db = connection
         self.path = path
         self._clock = clock
+        #: All pictures together stay within this many bytes; the oldest are deleted first.
+        self.pictures_cap_bytes = PICTURES_CAP_BYTES
 
     @classmethod
     def open(
@@ -297,8 +322,11 @@ class Journal:
             )
         return int(cursor.lastrowid)
 
-    def record(self, game_id: int, observation: Any, verdict: Any) -> int:
-        """Commit one observation with its verdict; returns its sequence number.
+    def record(
+        self, game_id: int, observation: Any, verdict: Any, picture: bytes | None = None, t: float = 0.0
+    ) -> int:
+        """Commit one observation with its verdict (and the JPEG of what the camera saw, at stream
+        time ``t``, in the same transaction); returns its sequence number.
 
         Call it before announcing the verdict: once this returns, the record is on disk.
         Rejected observations are kept too (what the table saw), but only those that changed
@@ -315,7 +343,46 @@ class Journal:
                 "INSERT INTO observations VALUES (?, ?, ?, ?, ?, ?)",
                 (game_id, seq, self._now(), _dumps(observation), int(bool(replay)), _dumps(plain)),
             )
+            if picture is not None:
+                self._insert_picture(db, Picture(game_id, int(seq), "landed", t, picture))
         return int(seq)
+
+    def record_picture(self, game_id: int, kind: str, t: float, jpeg: bytes) -> None:
+        """Keep a picture with no verdict (a card the reader could not read)."""
+        with self._transaction() as db:
+            self._require_game(db, game_id)
+            self._insert_picture(db, Picture(game_id, None, kind, t, jpeg))
+
+    def _insert_picture(self, db: sqlite3.Connection, picture: Picture) -> None:
+        """Insert, then delete the oldest pictures until all fit within the cap."""
+        db.execute(
+            "INSERT INTO pictures (game_id, observation_seq, kind, t, jpeg) VALUES (?, ?, ?, ?, ?)",
+            (picture.game_id, picture.observation_seq, picture.kind, picture.t, picture.jpeg),
+        )
+        total = db.execute("SELECT COALESCE(SUM(LENGTH(jpeg)), 0) FROM pictures").fetchone()[0]
+        for picture_id, size in db.execute("SELECT id, LENGTH(jpeg) FROM pictures ORDER BY id").fetchall():
+            if total <= self.pictures_cap_bytes:
+                break
+            db.execute("DELETE FROM pictures WHERE id = ?", (picture_id,))
+            total -= size
+
+    def pictures(self, game_id: int) -> list[Picture]:
+        """A game's pictures in the order they were taken."""
+        self._require_game(self._db, game_id)
+        rows = self._db.execute(
+            "SELECT game_id, observation_seq, kind, t, jpeg FROM pictures WHERE game_id = ? ORDER BY id",
+            (game_id,),
+        )
+        return [Picture(row[0], row[1], row[2], row[3], bytes(row[4])) for row in rows]
+
+    def prune_pictures(self, older_than_days: float) -> int:
+        """Delete the pictures of games started more than ``older_than_days`` ago; returns how many."""
+        cutoff = (self._clock() - timedelta(days=older_than_days)).isoformat(timespec="seconds")
+        with self._transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM pictures WHERE game_id IN (SELECT id FROM games WHERE started_at < ?)", (cutoff,)
+            )
+        return cursor.rowcount
 
     def record_press(self, game_id: int, t: float, button: str, frame: int = -1) -> None:
         """Keep one button press with its time in the stream, so that a recording can be refereed

@@ -62,7 +62,7 @@ class Pipeline:
         crop = self.view.crop(item.image, "discard")
         verdicts = []
         for event in self.watcher.feed(crop, item.timestamp):
-            verdict = self.app.on_pile(event)
+            verdict = self.app.on_pile(event, crop)
             if verdict is not None:
                 verdicts.append(verdict)
         return verdicts
@@ -233,6 +233,7 @@ def open_live_game(
         reader = card_reader(profile, config.detector.model, config.detector.backend, config.detector.threads)
     pile = pile_reader(reader, config.detector.pile_imgsz)
     journal = Journal.open(config.journal.path)
+    journal.pictures_cap_bytes = config.journal.pictures_mb * 1024 * 1024
     try:
         table, game_id, language, played = _table_for(config, journal, resume)
         frames_source = source or open_source(config.camera.source, config.camera.width, config.camera.height)
