@@ -12,7 +12,7 @@ import numpy as np
 from hardware.speaker import RecordingSpeaker
 from referee.rules import Table
 from referee.table.app import RefereeApp
-from referee.table.journal import Journal
+from referee.table.journal import Journal, Sighting
 from referee.table.phrases import PhraseBook
 from referee.table.pictures import MAX_BYTES, small_jpeg
 from referee.table.pile import CardLanded, CardUnreadable
@@ -45,9 +45,11 @@ def test_every_landing_refusal_and_unreadable_card_keeps_its_picture():
     assert [(p.kind, p.observation_seq) for p in pictures] == [
         ("landed", 1),
         ("landed", 2),
-        ("unreadable", None),
+        ("unreadable", 2),
     ]
-    assert records[1]["verdict"]["ok"] is False and all(len(p.jpeg) <= MAX_BYTES for p in pictures)
+    assert [p.sighting.confidence for p in pictures] == [0.9, 0.9, None]
+    assert records[1]["verdict"]["ok"] is False
+    assert all(len(p.sighting.jpeg) <= MAX_BYTES for p in pictures)
 
 
 def test_the_pictures_stay_within_the_cap_oldest_first():
@@ -55,8 +57,8 @@ def test_the_pictures_stay_within_the_cap_oldest_first():
         game = journal.start_game({"players": ["Anna", "Ben"]}, language="en")
         journal.pictures_cap_bytes = 2500
         for t in range(5):
-            journal.record_picture(game, "unreadable", float(t), bytes(1000))
-        assert [p.t for p in journal.pictures(game)] == [3.0, 4.0]
+            journal.record_unreadable(game, Sighting(bytes(1000), float(t)))
+        assert [p.sighting.t for p in journal.pictures(game)] == [3.0, 4.0]
 
 
 def test_history_prunes_the_pictures_of_old_games(tmp_path):
@@ -64,10 +66,10 @@ def test_history_prunes_the_pictures_of_old_games(tmp_path):
     now = datetime.now(timezone.utc)
     with Journal.open(path, clock=lambda: now - timedelta(days=40)) as journal:
         old = journal.start_game({"players": ["Anna", "Ben"]}, language="en")
-        journal.record_picture(old, "unreadable", 1.0, small_jpeg(NOISE))
+        journal.record_unreadable(old, Sighting(small_jpeg(NOISE), 1.0))
     with Journal.open(path) as journal:
         recent = journal.start_game({"players": ["Anna", "Ben"]}, language="en")
-        journal.record_picture(recent, "unreadable", 1.0, small_jpeg(NOISE))
+        journal.record_unreadable(recent, Sighting(small_jpeg(NOISE), 1.0))
     result = subprocess.run(
         [sys.executable, "-m", "referee", "history", "--journal", str(path), "--prune-pictures", "30"],
         capture_output=True,

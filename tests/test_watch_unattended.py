@@ -74,7 +74,7 @@ def test_watch_referees_a_recording_unattended_into_the_event_stream(recording, 
         pictures = journal.pictures(1)
         seqs = [r["seq"] for r in journal.records(1) if {"play", "flip"} & r["observation"].keys()]
     assert [picture.observation_seq for picture in pictures] == seqs
-    assert all(len(picture.jpeg) <= 30_000 for picture in pictures)
+    assert all(len(picture.sighting.jpeg) <= 30_000 for picture in pictures)
 
 
 def test_watch_rejects_a_profile_for_another_picture_size(recording, tmp_path):

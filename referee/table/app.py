@@ -66,7 +66,7 @@ from referee.rules import (
     parse_colour,
 )
 from referee.rules.events import RoundWon
-from referee.table.journal import Journal, to_plain, verdict_to_plain
+from referee.table.journal import Journal, Sighting, to_plain, verdict_to_plain
 from referee.table.phrases import PhraseBook
 from referee.table.pictures import small_jpeg
 from referee.table.pile import CardLanded, CardTakenBack, CardUnreadable, PileCleared, PileEvent
@@ -141,37 +141,37 @@ class RefereeApp:
         self._emit_pile_event(event)
         if isinstance(event, CardLanded):
             card = parse_card(event.card)
-            jpeg = self._jpeg(picture)
+            seen = self._sighting(picture, event.confidence)
             if self.table.waiting_for in ("flip", "next_round"):
-                return self.submit(Flip(card), jpeg)
+                return self.submit(Flip(card), seen)
             if self.unattended:
                 self._answer_for_the_table(card)
-            return self._play(card, event.reached_from_deg, jpeg)
+            return self._play(card, event.reached_from_deg, seen)
         if isinstance(event, CardUnreadable):
-            jpeg = self._jpeg(picture)
-            if jpeg is not None and self.journal is not None and self.game_id is not None:
-                self.journal.record_picture(self.game_id, "unreadable", self.moment.t, jpeg)
+            seen = self._sighting(picture)
+            if seen is not None and self.journal is not None and self.game_id is not None:
+                self.journal.record_unreadable(self.game_id, seen)
             self.announce("straighten_card")
         else:  # a refused card taken back, or the pile gathered up: the rules already know
             self._pile_cleared = isinstance(event, PileCleared)
             log.debug("pile event needs no verdict: %r", event)
         return None
 
-    def _jpeg(self, picture: np.ndarray | None) -> bytes | None:
-        """The picture to journal, when there is a journal to keep it."""
+    def _sighting(self, picture: np.ndarray | None, confidence: float | None = None) -> Sighting | None:
+        """What to journal of the camera's picture, when there is a journal to keep it."""
         if picture is None or self.journal is None or self.game_id is None:
             return None
-        return small_jpeg(picture)
+        return Sighting(small_jpeg(picture), self.moment.t, None if confidence is None else float(confidence))
 
-    def _play(self, card: Card, reached_from_deg: float | None, jpeg: bytes | None = None) -> Verdict:
+    def _play(self, card: Card, reached_from_deg: float | None, seen: Sighting | None = None) -> Verdict:
         """A played card: the player on turn's, or a jump-in's from the side the arm came from
         (:meth:`SeatDirections.who_played`). Accepted turn plays teach the players' sides."""
         on_turn = self.table.turn
         if reached_from_deg is None or on_turn is None:
-            return self.submit(Play(card), jpeg)
+            return self.submit(Play(card), seen)
         possible_jump_in = self.table.rules.jump_in and card == self.table.top
         by = self.seats.who_played(reached_from_deg, on_turn, possible_jump_in=possible_jump_in)
-        verdict = self.submit(Play(card, by=by), jpeg)
+        verdict = self.submit(Play(card, by=by), seen)
         if verdict.ok and by is None:
             self.seats.learn(on_turn, reached_from_deg)
         return verdict
@@ -328,14 +328,14 @@ class RefereeApp:
 
     # --- output ---------------------------------------------------------------------------------
 
-    def submit(self, observation: Observation, picture: bytes | None = None) -> Verdict:
-        """Judge one observation: journal it (with the JPEG of what the camera saw, when it saw it),
-        then say what it means (and put both in the stream)."""
+    def submit(self, observation: Observation, seen: Sighting | None = None) -> Verdict:
+        """Judge one observation: journal it (with the picture of what the camera saw, when it saw
+        it), then say what it means (and put both in the stream)."""
         colour_before = self.table.active_colour
         verdict = self.table.observe(observation)
         self.verdicts.append((observation, verdict))
         if self.journal is not None and self.game_id is not None:
-            self.journal.record(self.game_id, observation, verdict, picture, self.moment.t)
+            self.journal.record(self.game_id, observation, verdict, seen)
         if verdict.ok:
             self._pile_cleared = False
         if verdict.ok and self.table.waiting_for == "colour":

@@ -72,10 +72,11 @@ CREATE TABLE IF NOT EXISTS presses (
 CREATE TABLE IF NOT EXISTS pictures (
     id              INTEGER PRIMARY KEY,
     game_id         INTEGER NOT NULL REFERENCES games(id),
-    observation_seq INTEGER,      -- the verdict it shows (a landing, accepted or refused); NULL: unreadable
-    kind            TEXT NOT NULL,  -- "landed" or "unreadable"
-    t               REAL NOT NULL,  -- seconds since the stream started
-    jpeg            BLOB NOT NULL   -- the discard zone, referee.table.pictures.small_jpeg
+    observation_seq INTEGER NOT NULL, -- landed: the verdict it shows; unreadable: the last one before it
+    kind            TEXT NOT NULL,    -- "landed" (accepted or refused) or "unreadable"
+    t               REAL NOT NULL,    -- seconds since the stream started
+    confidence      REAL,             -- the reader's confidence in the card it read (landed)
+    jpeg            BLOB NOT NULL     -- the discard zone, referee.table.pictures.small_jpeg
 );
 CREATE INDEX IF NOT EXISTS pictures_of_game ON pictures (game_id, observation_seq);
 """
@@ -85,14 +86,22 @@ PICTURES_CAP_BYTES = JournalConfig().pictures_mb * 1024 * 1024
 
 
 @dataclass(frozen=True)
+class Sighting:
+    """What the camera saw when a card landed (or could not be read): the picture kept with the verdict."""
+
+    jpeg: bytes
+    t: float  # seconds since the stream started
+    confidence: float | None = None  # the reader's, for a card it read
+
+
+@dataclass(frozen=True)
 class Picture:
-    """One kept picture of the discard zone."""
+    """One kept picture of the discard zone, with the record it belongs to."""
 
     game_id: int
-    observation_seq: int | None
-    kind: str
-    t: float
-    jpeg: bytes
+    observation_seq: int  # landed: the verdict it shows; unreadable: the last verdict before it (0: none)
+    kind: str  # "landed" or "unreadable"
+    sighting: Sighting
 
 
 def default_journal_path() -> Path:
@@ -322,11 +331,9 @@ class Journal:
             )
         return int(cursor.lastrowid)
 
-    def record(
-        self, game_id: int, observation: Any, verdict: Any, picture: bytes | None = None, t: float = 0.0
-    ) -> int:
-        """Commit one observation with its verdict (and the JPEG of what the camera saw, at stream
-        time ``t``, in the same transaction); returns its sequence number.
+    def record(self, game_id: int, observation: Any, verdict: Any, sighting: Sighting | None = None) -> int:
+        """Commit one observation with its verdict (and the picture of what the camera saw, in the
+        same transaction); returns its sequence number.
 
         Call it before announcing the verdict: once this returns, the record is on disk.
         Rejected observations are kept too (what the table saw), but only those that changed
@@ -343,21 +350,26 @@ class Journal:
                 "INSERT INTO observations VALUES (?, ?, ?, ?, ?, ?)",
                 (game_id, seq, self._now(), _dumps(observation), int(bool(replay)), _dumps(plain)),
             )
-            if picture is not None:
-                self._insert_picture(db, Picture(game_id, int(seq), "landed", t, picture))
+            if sighting is not None:
+                self._insert_picture(db, Picture(game_id, int(seq), "landed", sighting))
         return int(seq)
 
-    def record_picture(self, game_id: int, kind: str, t: float, jpeg: bytes) -> None:
-        """Keep a picture with no verdict (a card the reader could not read)."""
+    def record_unreadable(self, game_id: int, sighting: Sighting) -> None:
+        """Keep the picture of a card the reader could not read (no verdict: it follows the last one)."""
         with self._transaction() as db:
             self._require_game(db, game_id)
-            self._insert_picture(db, Picture(game_id, None, kind, t, jpeg))
+            last = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM observations WHERE game_id = ?", (game_id,)
+            ).fetchone()[0]
+            self._insert_picture(db, Picture(game_id, int(last), "unreadable", sighting))
 
     def _insert_picture(self, db: sqlite3.Connection, picture: Picture) -> None:
         """Insert, then delete the oldest pictures until all fit within the cap."""
+        seen = picture.sighting
         db.execute(
-            "INSERT INTO pictures (game_id, observation_seq, kind, t, jpeg) VALUES (?, ?, ?, ?, ?)",
-            (picture.game_id, picture.observation_seq, picture.kind, picture.t, picture.jpeg),
+            "INSERT INTO pictures (game_id, observation_seq, kind, t, confidence, jpeg)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (picture.game_id, picture.observation_seq, picture.kind, seen.t, seen.confidence, seen.jpeg),
         )
         total = db.execute("SELECT COALESCE(SUM(LENGTH(jpeg)), 0) FROM pictures").fetchone()[0]
         for picture_id, size in db.execute("SELECT id, LENGTH(jpeg) FROM pictures ORDER BY id").fetchall():
@@ -370,10 +382,18 @@ class Journal:
         """A game's pictures in the order they were taken."""
         self._require_game(self._db, game_id)
         rows = self._db.execute(
-            "SELECT game_id, observation_seq, kind, t, jpeg FROM pictures WHERE game_id = ? ORDER BY id",
+            "SELECT * FROM pictures WHERE game_id = ? ORDER BY id",
             (game_id,),
         )
-        return [Picture(row[0], row[1], row[2], row[3], bytes(row[4])) for row in rows]
+        return [
+            Picture(
+                row["game_id"],
+                row["observation_seq"],
+                row["kind"],
+                Sighting(bytes(row["jpeg"]), row["t"], row["confidence"]),
+            )
+            for row in rows
+        ]
 
     def prune_pictures(self, older_than_days: float) -> int:
         """Delete the pictures of games started more than ``older_than_days`` ago; returns how many."""
