@@ -475,6 +475,17 @@ class Journal:
         ).fetchall()
         return [self._summary(row) for row in games]
 
+    def summary(self, game_id: int) -> GameSummary:
+        """One game with its rounds and winner."""
+        return self._summary(self._require_game(self._db, game_id))
+
+    def latest_game(self) -> int:
+        """The newest game's id (what a command that names no game shows)."""
+        row = self._db.execute("SELECT MAX(id) FROM games").fetchone()
+        if row[0] is None:
+            raise UserError(f"no games in {self.path} yet: referee one with uno-referee run or watch")
+        return int(row[0])
+
     def unfinished_games(self) -> list[GameSummary]:
         """Games without a match winner that were not abandoned, newest first: what ``resume`` offers."""
         return [game for game in self.history() if not game.finished]
