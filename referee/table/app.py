@@ -360,6 +360,10 @@ class RefereeApp:
             "colour": state.colour,
             "direction": state.direction,
             "waiting_for": state.waiting_for,
+            "top": state.top,
+            "counts": state.counts,
+            "pending_draw": state.pending_draw,
+            "scores": state.scores,
             "said": [text for text, out_loud in zip(sentences, spoken, strict=True) if out_loud],
             "held_back": [text for text, out_loud in zip(sentences, spoken, strict=True) if not out_loud],
         }

@@ -160,6 +160,13 @@ class JournalConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """``listen``: serve the live scoreboard page on ``PORT`` (localhost) or ``HOST:PORT``; empty: off."""
+
+    listen: str = ""
+
+
+@dataclass(frozen=True)
 class RefereeConfig:
     """The whole file. ``players`` are the seats clockwise; an empty tuple only when no file was given."""
 
@@ -172,6 +179,7 @@ class RefereeConfig:
     journal: JournalConfig = field(default_factory=JournalConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     detector: DetectorConfig = field(default_factory=DetectorConfig)
+    web: WebConfig = field(default_factory=WebConfig)
 
     def require_players(self) -> tuple[str, ...]:
         """The players, or the one-line error a command that runs a game must give without them."""

@@ -70,6 +70,21 @@ class CollectedEvents:
         """Nothing to release: the lines stay readable."""
 
 
+class EventSinks:
+    """Several sinks as one (the JSON-lines file and the live scoreboard), in the order given."""
+
+    def __init__(self, *sinks: EventSink) -> None:
+        self.sinks = sinks
+
+    def emit(self, moment: Moment, event: str, fields: Mapping[str, Any] | None = None) -> None:
+        for sink in self.sinks:
+            sink.emit(moment, event, fields)
+
+    def close(self) -> None:
+        for sink in self.sinks:
+            sink.close()
+
+
 def event_line(moment: Moment, event: str, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """One event as its JSON object: version, time, frame and name first, then its own fields."""
     head = {"v": SCHEMA_VERSION, "t": round(moment.t, 3), "frame": moment.frame, "event": event}
