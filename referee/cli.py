@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "report",
     "scores",
     "detect",
+    "deck",
     "scenarios",
     "bench",
     "dataset",

@@ -135,7 +135,7 @@ def test_every_card_and_message_can_be_spoken(language):
     book = PhraseBook(language)
     spoken = {name: book.card(card) for name, card in CARDS_BY_NAME.items()}
     assert len(set(spoken.values())) == len(spoken)  # no two cards sound the same
-    values = {"player": "Ben", "scores": {"Anna": 12, "Ben": 30}, "colour": "yellow"}
+    values = {"player": "Ben", "scores": {"Anna": 12, "Ben": 30}, "colour": "yellow", "cards": "x"}
     for key in load_phrases()["messages"]:
         sentence = book.message(key, **values)
         assert "{" not in sentence and sentence[-1] in ".!?", sentence

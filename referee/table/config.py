@@ -146,6 +146,16 @@ class DetectorConfig:
 
 
 @dataclass(frozen=True)
+class VisionConfig:
+    """``deck``: a deck learnt with ``uno-referee deck learn`` (or ``calibrate --deck``), read before
+    the general model; empty: none. ``glyph_model``: the glyph classifier ONNX; empty means the one
+    shipped in ``models/``."""
+
+    deck: str = ""
+    glyph_model: str = ""
+
+
+@dataclass(frozen=True)
 class CalibrationConfig:
     profile: Path = field(default_factory=lambda: user_config_dir() / "calibration.json")
 
@@ -179,6 +189,7 @@ class RefereeConfig:
     journal: JournalConfig = field(default_factory=JournalConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     detector: DetectorConfig = field(default_factory=DetectorConfig)
+    vision: VisionConfig = field(default_factory=VisionConfig)
     web: WebConfig = field(default_factory=WebConfig)
 
     def require_players(self) -> tuple[str, ...]:
