@@ -28,12 +28,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", help="ONNX detector (default: the shipped model)")
     parser.add_argument("--backend", default="onnxruntime", help="onnxruntime or opencv-dnn")
     parser.add_argument("--events", metavar="FILE", help="write the event stream (JSON lines; - for stdout)")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        metavar="VIDEO",
+        help="also write the refereed video (.mp4 or .avi) with what it saw",
+    )
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     from hardware.speaker import open_speaker
     from referee.lab.demo import run_demo
+    from referee.lab.demo_video import DemoFilm
     from referee.lab.video import VideoSettings
     from referee.rules import Rules
     from referee.table.journal import Journal
@@ -41,6 +48,7 @@ def handle(args: argparse.Namespace) -> int:
     from referee.table.stream import open_event_stream
 
     Rules.preset(args.rules)  # a wrong preset name is a one-line error before anything starts
+    film = DemoFilm(args.save) if args.save else None
     reader = card_reader(None, args.model or "", args.backend)
     console = sys.stderr if args.events == "-" else sys.stdout
     speaker = open_speaker(not args.no_speech, args.language, console=console)
@@ -60,6 +68,7 @@ def handle(args: argparse.Namespace) -> int:
             speed=speed or None,
             events=events,
             console=console,
+            film=film,
             settings=VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6) if args.quick else None,
         )
         if speaking:
@@ -67,6 +76,8 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         speaker.close()
         events.close()
+        if film is not None:
+            film.close()
         if journal is not None:
             journal.close()
     return 0 if report.plays_true and report.plays_recognised else 1
