@@ -213,13 +213,19 @@ def load_config(path: str | os.PathLike[str] | None = None) -> RefereeConfig:
         if not path.exists():
             return RefereeConfig()
     path = Path(path).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"config file {path} not found: copy docs/referee.example.toml there") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read config file {path}: {error}") from None
+    text = read_text_file(path, "config file", "copy docs/referee.example.toml there")
     return parse_config(text, source=path.name)
+
+
+def read_text_file(path: Path, what: str, when_missing: str = "") -> str:
+    """A UTF-8 text file the user named, or the one-line error that says which file and what to do."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        hint = f": {when_missing}" if when_missing else ""
+        raise UserError(f"{what} {path} not found{hint}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"cannot read {what} {path}: {error}") from None
 
 
 def parse_config(text: str, source: str = "referee.toml") -> RefereeConfig:

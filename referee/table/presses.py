@@ -22,6 +22,7 @@ from typing import Any
 
 from hardware.buttons import ButtonName, ButtonPress, ButtonQueue
 from referee.errors import UserError
+from referee.table.config import read_text_file
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,7 @@ def parse_press(data: Any, where: str) -> RecordedPress:
 
 def load_presses(path: Path) -> list[RecordedPress]:
     """The presses of a JSON-lines file in time order (blank lines are skipped)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"presses file {path} not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read presses file {path}: {error}") from None
+    text = read_text_file(path, "presses file")
     presses = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
