@@ -17,15 +17,32 @@ from referee.table.stream import Moment
 SMALL = VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6)
 
 
-def test_the_film_has_every_frame_and_shows_what_was_read_and_said(tmp_path):
+def test_the_film_holds_every_frame_written(tmp_path):
+    from referee.lab.video import simulated_calibration
+
     film = DemoFilm(tmp_path / "demo.avi")
-    speaker = RecordingSpeaker()
-    report = run_demo(None, speaker, seed=3, settings=SMALL, film=film)
+    film.start(simulated_calibration(SMALL).table_view(), SMALL.fps, SMALL.frame_size)
+    for index in range(12):
+        film.frame(np.full((480, 640, 3), 10 * index, np.uint8), index / SMALL.fps)
     film.close()
     capture = cv2.VideoCapture(str(tmp_path / "demo.avi"))
     frames = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
     capture.release()
-    assert frames == film.frames == round(report.video_s * SMALL.fps)
+    assert frames == film.frames == 12
+
+
+def test_the_demo_films_what_it_referees(tmp_path):
+    """The demo hands each frame and its events to the film (one short simulated round)."""
+    film = DemoFilm(tmp_path / "demo.avi")
+    report = run_demo(
+        None,
+        RecordingSpeaker(),
+        seed=1,
+        settings=VideoSettings(frame_size=(320, 240), fps=5.0, px_per_mm=0.8),
+        film=film,
+    )
+    film.close()
+    assert film.frames == round(report.video_s * 5.0)
 
 
 def test_an_annotated_frame_carries_the_zone_the_card_and_the_sentences(tmp_path):
