@@ -222,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     net = train(crops[used], labels[used], args.minutes, threads=args.threads, init=args.init, lr=args.lr)
     import torch
 
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), args.out.with_suffix(".pt"))  # to continue from (--init)
     accuracy = held_out_accuracy(net, crops[held], labels[held])
     print(f"held-out crop accuracy {accuracy:.3f}")
