@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "resume",
     "calibrate",
     "history",
+    "report",
     "scores",
     "detect",
     "deck",

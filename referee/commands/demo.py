@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -26,23 +27,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--quick", action="store_true", help="a smaller, lower-rate camera (a smoke test)")
     parser.add_argument("--model", help="ONNX detector (default: the shipped model)")
     parser.add_argument("--backend", default="onnxruntime", help="onnxruntime or opencv-dnn")
+    parser.add_argument("--events", metavar="FILE", help="write the event stream (JSON lines; - for stdout)")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        metavar="VIDEO",
+        help="also write the refereed video (.mp4 or .avi) with what it saw",
+    )
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     from hardware.speaker import open_speaker
     from referee.lab.demo import run_demo
+    from referee.lab.demo_video import DemoFilm
     from referee.lab.video import VideoSettings
     from referee.rules import Rules
     from referee.table.journal import Journal
     from referee.table.session import card_reader
+    from referee.table.stream import open_event_stream
 
     Rules.preset(args.rules)  # a wrong preset name is a one-line error before anything starts
+    film = DemoFilm(args.save) if args.save else None
     reader = card_reader(None, args.model or "", args.backend)
-    speaker = open_speaker(not args.no_speech, args.language)
+    console = sys.stderr if args.events == "-" else sys.stdout
+    speaker = open_speaker(not args.no_speech, args.language, console=console)
     speaking = speaker.voice is not None
     speed = args.speed if args.speed is not None else (1.0 if speaking else 0.0)
     journal = Journal.open(args.journal) if args.journal else None
+    events = open_event_stream(args.events)
     try:
         report = run_demo(
             reader,
@@ -53,12 +66,18 @@ def handle(args: argparse.Namespace) -> int:
             seed=args.seed,
             journal=journal,
             speed=speed or None,
+            events=events,
+            console=console,
+            film=film,
             settings=VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6) if args.quick else None,
         )
         if speaking:
             speaker.wait_until_quiet(timeout=30)
     finally:
         speaker.close()
+        events.close()
+        if film is not None:
+            film.close()
         if journal is not None:
             journal.close()
     return 0 if report.plays_true and report.plays_recognised else 1

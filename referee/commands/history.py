@@ -9,7 +9,9 @@ import argparse
 from datetime import datetime
 from pathlib import Path
 
+from referee.errors import UserError
 from referee.table.config import add_config_argument
+from referee.table.presses import presses_as_lines
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,6 +24,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--journal", type=Path, help="journal file (default: [journal] path)")
     parser.add_argument("--limit", type=int, default=20, help="how many games to list (default 20)")
     parser.add_argument("--game", type=int, metavar="ID", help="show every observation of game ID")
+    parser.add_argument(
+        "--presses",
+        action="store_true",
+        help="with --game: print its button presses as JSON lines, for uno-referee watch --presses",
+    )
+    parser.add_argument(
+        "--prune-pictures",
+        type=float,
+        metavar="DAYS",
+        help="delete the discard-zone pictures of games started more than DAYS days ago",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -43,11 +56,22 @@ def local_time(stamp: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.presses and args.game is None:
+        raise UserError("--presses needs --game ID: the game whose presses to print (see `history`)")
     journal = journal_from_args(args)
     if journal is None:
         return 0
     with journal:
-        if args.game is not None:
+        if args.prune_pictures is not None:
+            days = args.prune_pictures
+            if days < 0:
+                raise UserError(f"--prune-pictures takes a number of days from 0, got {days:g}")
+            pruned = journal.prune_pictures(days)
+            print(f"deleted {pruned} picture{'s' if pruned != 1 else ''} of games older than {days:g} days")
+        elif args.presses:
+            for line in presses_as_lines(journal.presses(args.game)):
+                print(line)
+        elif args.game is not None:
             _print_game(journal, args.game)
         else:
             _print_games(journal, args.limit)

@@ -10,11 +10,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     parser = subparsers.add_parser("run", help="referee a live game from the camera (needs a calibration)")
     add_config_argument(parser)
+    parser.add_argument("--events", metavar="FILE", help="write the event stream (JSON lines; - for stdout)")
+    parser.add_argument(
+        "--web", metavar="[HOST:]PORT", help="serve the live scoreboard page (default host: localhost only)"
+    )
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    from referee.table.config import load_config
-    from referee.table.session import open_live_game
+    import sys
 
-    return open_live_game(load_config(args.config)).play()
+    from referee.table.config import load_config
+    from referee.table.scoreboard import Scoreboard, ScoreboardServer, parse_listen
+    from referee.table.session import open_live_game
+    from referee.table.stream import EventSinks, open_event_stream
+
+    config = load_config(args.config)
+    players = config.require_players()
+    listen = args.web if args.web is not None else config.web.listen
+    address = parse_listen(listen) if listen else None
+    events = open_event_stream(args.events)
+    console = sys.stderr if args.events == "-" else sys.stdout
+    server = None
+    try:
+        if address is not None:
+            server = ScoreboardServer(Scoreboard(players, config.journal.path), *address)
+            events = EventSinks(events, server.board)
+        game = open_live_game(config, events=events, console=console)
+    except BaseException:
+        events.close()
+        if server is not None:
+            server.close()
+        raise
+    if server is not None:
+        server.board.game_id = game.pipeline.app.game_id or 0
+        print(f"uno-referee: scoreboard at {server.start().url}", file=sys.stderr)
+    try:
+        return game.play()
+    finally:
+        if server is not None:
+            server.close()

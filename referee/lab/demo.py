@@ -18,6 +18,7 @@ from typing import TextIO
 
 from hardware.buttons import BUTTON_COLOUR, ButtonName
 from hardware.speaker import Announcer
+from referee.lab.demo_video import DemoFilm
 from referee.lab.video import OracleReader, TableVideo, VideoSettings
 from referee.rules import Rules, Table
 from referee.rules.simulator import Habits, RandomPlayer, SimStep, Simulator
@@ -26,6 +27,7 @@ from referee.table.journal import Journal
 from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
 from referee.table.session import Pipeline, pile_reader
+from referee.table.stream import EventSink, EventSinks
 
 #: Seat names per language, so that the spoken demo sounds like a family at the table.
 DEMO_PLAYERS: dict[str, tuple[str, ...]] = {
@@ -119,11 +121,14 @@ def run_demo(
     journal: Journal | None = None,
     speed: float | None = None,
     console: TextIO = sys.stdout,
+    events: EventSink | None = None,
+    film: DemoFilm | None = None,
 ) -> DemoReport:
     """Referee one simulated round; ``speed`` paces the video (1.0 = real time, None = flat out).
 
     ``reader`` None reads with the video's oracle (a perfect detector): it checks everything
-    but the vision, which is what tests of the table logic need.
+    but the vision, which is what tests of the table logic need. ``film``: also write the refereed
+    video with what the referee saw and said drawn in.
     """
     players = DEMO_PLAYERS[language]
     rules = Rules.preset(preset, jump_in=True) if jump_in else Rules.preset(preset)
@@ -131,7 +136,10 @@ def run_demo(
     video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings)
     table = Table.deal(players, rules, dealer=players[-1])
     game_id = journal.start_game(table.setup, language=language) if journal is not None else None
-    app = RefereeApp(table, speaker, PhraseBook(language), journal=journal, game_id=game_id)
+    if film is not None:
+        film.start(video.view, video.settings.fps, video.settings.frame_size)
+        events = EventSinks(events, film) if events is not None else film
+    app = RefereeApp(table, speaker, PhraseBook(language), journal=journal, game_id=game_id, events=events)
     oracles = (OracleReader(video, "discard"), OracleReader(video, "scoring")) if reader is None else ()
     watcher = PileWatcher(pile_reader(reader) if reader is not None else oracles[0])
     pipeline = Pipeline(video.view, watcher, app, scoring_reader=reader)
@@ -151,6 +159,8 @@ def run_demo(
         for button in schedule.due(frame.timestamp, app):
             report.buttons += 1
             app.on_button(button)
+        if film is not None:
+            film.frame(frame.image, app.moment.t)
     report.video_s = video.duration_s
     report.wall_s = time.monotonic() - started
     _compare(report, steps, app)

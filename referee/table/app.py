@@ -39,6 +39,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from hardware.buttons import BUTTON_COLOUR, ButtonName, SeatPicker
 from hardware.camera import CameraBack, CameraLost
 from hardware.speaker import Announcer
@@ -59,13 +61,18 @@ from referee.rules import (
     Undo,
     Uno,
     Verdict,
+    can_stack,
     parse_card,
     parse_colour,
 )
-from referee.table.journal import Journal
+from referee.rules.events import RoundWon
+from referee.table.journal import Journal, Sighting, to_plain, verdict_to_plain
 from referee.table.phrases import PhraseBook
-from referee.table.pile import CardLanded, CardUnreadable, PileEvent
+from referee.table.pictures import small_jpeg
+from referee.table.pile import CardLanded, CardTakenBack, CardUnreadable, PileCleared, PileEvent
+from referee.table.repeats import RepeatFilter
 from referee.table.seats import SeatDirections
+from referee.table.stream import EventSink, Moment, NullEvents
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +91,10 @@ class RefereeApp:
 
     ``read_scoring_zone`` is called when a hand is owed and DRAW confirms it is laid out; it
     returns the card names read there (the product passes the pile watcher's scoring-zone reader).
+
+    ``unattended``: nobody presses buttons (a recording refereed without its presses). A table
+    that does not press a colour button still says the colour aloud, and the next player plays on
+    it: the card that lands next tells the colour (see :meth:`_answer_for_the_table`).
     """
 
     def __init__(
@@ -95,6 +106,8 @@ class RefereeApp:
         journal: Journal | None = None,
         game_id: int | None = None,
         read_scoring_zone: Callable[[], Sequence[str]] | None = None,
+        events: EventSink | None = None,
+        unattended: bool = False,
     ) -> None:
         self.table = table
         self.speaker = speaker
@@ -107,40 +120,121 @@ class RefereeApp:
         self.seats = SeatDirections(table.players)
         #: Every verdict in order, for summaries and tests.
         self.verdicts: list[tuple[Observation, Verdict]] = []
+        self.events: EventSink = events or NullEvents()
+        self.unattended = unattended
+        #: Where the game stands in its stream; the pipeline moves it on with every frame.
+        self.moment = Moment()
+        self.repeats = RepeatFilter()
+        #: The colour in play before the latest wild: what a wild on an uncalled wild keeps.
+        self._colour_before_wild: str | None = None
+        #: The pile was gathered up since the last accepted observation (a new round is coming).
+        self._pile_cleared = False
 
     # --- inputs ---------------------------------------------------------------------------------
 
-    def on_pile(self, event: PileEvent) -> Verdict | None:
-        """A card landed on the discard pile (a flip when the dealer owes one), or the watcher needs help."""
+    def on_pile(self, event: PileEvent, picture: np.ndarray | None = None) -> Verdict | None:
+        """A card landed on the discard pile (a flip when the dealer owes one), or the watcher needs help.
+
+        ``picture``: the discard zone as the camera saw it; the journal keeps a small JPEG of it
+        with the verdict of a landing, and on its own for a card that could not be read.
+        """
+        self._emit_pile_event(event)
         if isinstance(event, CardLanded):
             card = parse_card(event.card)
+            seen = self._sighting(picture, event.confidence)
             if self.table.waiting_for in ("flip", "next_round"):
-                return self.submit(Flip(card))
-            return self._play(card, event.reached_from_deg)
+                return self.submit(Flip(card), seen)
+            if self.unattended:
+                self._answer_for_the_table(card)
+            return self._play(card, event.reached_from_deg, seen)
         if isinstance(event, CardUnreadable):
-            self.say(self.phrases.message("straighten_card"))
+            seen = self._sighting(picture)
+            if seen is not None and self.journal is not None and self.game_id is not None:
+                self.journal.record_unreadable(self.game_id, seen)
+            self.announce("straighten_card")
         else:  # a refused card taken back, or the pile gathered up: the rules already know
+            self._pile_cleared = isinstance(event, PileCleared)
             log.debug("pile event needs no verdict: %r", event)
         return None
 
-    def _play(self, card: Card, reached_from_deg: float | None) -> Verdict:
+    def _sighting(self, picture: np.ndarray | None, confidence: float | None = None) -> Sighting | None:
+        """What to journal of the camera's picture, when there is a journal to keep it."""
+        if picture is None or self.journal is None or self.game_id is None:
+            return None
+        return Sighting(small_jpeg(picture), self.moment.t, None if confidence is None else float(confidence))
+
+    def _play(self, card: Card, reached_from_deg: float | None, seen: Sighting | None = None) -> Verdict:
         """A played card: the player on turn's, or a jump-in's from the side the arm came from
         (:meth:`SeatDirections.who_played`). Accepted turn plays teach the players' sides."""
         on_turn = self.table.turn
         if reached_from_deg is None or on_turn is None:
-            return self.submit(Play(card))
+            return self.submit(Play(card), seen)
         possible_jump_in = self.table.rules.jump_in and card == self.table.top
         by = self.seats.who_played(reached_from_deg, on_turn, possible_jump_in=possible_jump_in)
-        verdict = self.submit(Play(card, by=by))
+        verdict = self.submit(Play(card, by=by), seen)
         if verdict.ok and by is None:
             self.seats.learn(on_turn, reached_from_deg)
         return verdict
 
+    def _answer_for_the_table(self, card: Card) -> None:
+        """Unattended, a card lands while the referee still waits for a button: take the answer the
+        table gave aloud. A colour nobody pressed is the landed card's colour (the next player plays
+        on the colour called; a wild on it keeps the colour from before the first wild, red when
+        none is known); a draw card nobody challenged or stacked on was accepted."""
+        if self.table.waiting_for in ("reveal", "scores") and self.table.can_undo and not self._pile_cleared:
+            self._reopen_miscounted_round()
+        if self.table.waiting_for == "colour":
+            colour = card.colour.label if card.colour is not None else self._colour_before_wild or "red"
+            self.submit(ChooseColour(parse_colour(colour)))
+        if self.table.waiting_for == "challenge_or_accept" and not (
+            self.table.rules.stacking != "off" and can_stack(card, self.table.top, self.table.rules)
+        ):
+            self.submit(Accept())
+
+    def _reopen_miscounted_round(self) -> None:
+        """Cards still land on the same pile after the round ended by counting alone: the winner
+        had drawn a card nobody reported. Take the last card back, count the unseen draw, and play
+        it again. (A round really over is followed by the pile gathered up, not by more cards.)"""
+        last_play = next((obs for obs, verdict in reversed(self.verdicts) if verdict.ok), None)
+        if not isinstance(last_play, Play):
+            return
+        self.submit(Undo())
+        self.submit(Draw(1))
+        self.submit(last_play)
+
+    def _emit_pile_event(self, event: PileEvent) -> None:
+        """The watcher's event in the stream, in the words of docs/events.md."""
+        if isinstance(event, CardLanded):
+            fields = {
+                "card": event.card,
+                "confidence": round(float(event.confidence), 3),
+                "replayed": event.replayed,
+                "reached_from_deg": None
+                if event.reached_from_deg is None
+                else round(float(event.reached_from_deg), 1),
+            }
+            self.events.emit(self.moment, "landed", fields)
+        elif isinstance(event, CardTakenBack):
+            self.events.emit(self.moment, "taken_back", {"card": event.card, "top": event.top})
+        elif isinstance(event, CardUnreadable):
+            self.events.emit(self.moment, "unreadable")
+        else:
+            self.events.emit(self.moment, "cleared")
+
     def on_camera(self, event: CameraLost | CameraBack) -> None:
-        self.say(self.phrases.message("camera_lost" if isinstance(event, CameraLost) else "camera_back"))
+        if isinstance(event, CameraLost):
+            self.events.emit(self.moment, "camera_lost", {"camera": event.description})
+            self.announce("camera_lost")
+        else:
+            fields = {"camera": event.description, "outage_s": round(event.outage_s, 2)}
+            self.events.emit(self.moment, "camera_back", fields)
+            self.announce("camera_back")
 
     def on_button(self, button: ButtonName) -> Verdict | None:
         """One button press; returns the verdict when it became an observation."""
+        self.events.emit(self.moment, "button", {"button": button.name})
+        if self.journal is not None and self.game_id is not None:
+            self.journal.record_press(self.game_id, self.moment.t, button.name, self.moment.frame)
         if self.prompt is not None:
             return self._answer_prompt(button)
         waiting = self.table.waiting_for
@@ -188,15 +282,15 @@ class RefereeApp:
         if self.prompt.picker.done:  # a single candidate needs no question
             return self._finish_prompt()
         question = "ask_catch_target" if purpose == "catch" else "ask_swap_target"
-        self.say(self.phrases.message(question, player=self.prompt.picker.highlighted))
-        self.say(self.phrases.message("pick_help"))
+        self.announce(question, player=self.prompt.picker.highlighted)
+        self.announce("pick_help")
         return None
 
     def _answer_prompt(self, button: ButtonName) -> Verdict | None:
         assert self.prompt is not None
         step = self.prompt.picker.feed(button)
         if step.state == "highlight":
-            self.say(self.phrases.message("pick_candidate", player=step.player))
+            self.announce("pick_candidate", player=step.player)
         elif step.state in ("chosen", "cancelled"):
             return self._finish_prompt()
         return None
@@ -206,7 +300,7 @@ class RefereeApp:
         prompt, self.prompt = self.prompt, None
         result = prompt.picker.result
         if result is None or result.player is None:
-            self.say(self.phrases.message("pick_cancelled"))
+            self.announce("pick_cancelled")
             return None
         if prompt.purpose == "catch":
             return self._catch(result.player)
@@ -234,16 +328,61 @@ class RefereeApp:
 
     # --- output ---------------------------------------------------------------------------------
 
-    def submit(self, observation: Observation) -> Verdict:
-        """Judge one observation: journal it, then say what it means."""
+    def submit(self, observation: Observation, seen: Sighting | None = None) -> Verdict:
+        """Judge one observation: journal it (with the picture of what the camera saw, when it saw
+        it), then say what it means (and put both in the stream)."""
+        colour_before = self.table.active_colour
         verdict = self.table.observe(observation)
         self.verdicts.append((observation, verdict))
         if self.journal is not None and self.game_id is not None:
-            self.journal.record(self.game_id, observation, verdict)
-        for sentence in self.phrases.events(verdict.events):
-            self.say(sentence)
+            self.journal.record(self.game_id, observation, verdict, seen)
+        if verdict.ok:
+            self._pile_cleared = False
+        if verdict.ok and self.table.waiting_for == "colour":
+            self._colour_before_wild = colour_before.label if colour_before is not None else None
+        sentences = self.phrases.events(verdict.events)
+        spoken = [self.say(sentence) for sentence in sentences]
+        self._emit_verdict(observation, verdict, sentences, spoken)
         return verdict
 
-    def say(self, sentence: str) -> None:
-        if sentence:
-            self.speaker.say(sentence, self.phrases.language)
+    def _emit_verdict(
+        self, observation: Observation, verdict: Verdict, sentences: list[str], spoken: list[bool]
+    ) -> None:
+        """The verdict in the stream with the table after it, then the scores when a round ended."""
+        plain = verdict_to_plain(verdict)
+        state = self.table.state()
+        fields = {
+            "observation": to_plain(observation),
+            "ok": plain["ok"],
+            "reason": plain["reason"],
+            "penalties": plain["penalties"],
+            "turn": state.turn,
+            "colour": state.colour,
+            "direction": state.direction,
+            "waiting_for": state.waiting_for,
+            "top": state.top,
+            "counts": state.counts,
+            "pending_draw": state.pending_draw,
+            "scores": state.scores,
+            "said": [text for text, out_loud in zip(sentences, spoken, strict=True) if out_loud],
+            "held_back": [text for text, out_loud in zip(sentences, spoken, strict=True) if not out_loud],
+        }
+        self.events.emit(self.moment, "verdict", fields)
+        for event in verdict.events:
+            if isinstance(event, RoundWon):
+                scores = {"winner": event.player, "points": event.points, "scores": dict(event.scores)}
+                self.events.emit(self.moment, "scores", {**scores, "match_winner": state.match_winner})
+
+    def announce(self, key: str, **values: object) -> bool:
+        """One of the table's own sentences (a prompt, a request): said, and put in the stream."""
+        sentence = self.phrases.message(key, **values)
+        spoken = self.say(sentence)
+        self.events.emit(self.moment, "message", {"key": key, "text": sentence, "spoken": spoken})
+        return spoken
+
+    def say(self, sentence: str) -> bool:
+        """Speak ``sentence`` unless it only repeats what was just said (:class:`RepeatFilter`)."""
+        if not sentence or not self.repeats.should_say(sentence, self.moment.t):
+            return False
+        self.speaker.say(sentence, self.phrases.language)
+        return True

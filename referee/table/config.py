@@ -162,7 +162,18 @@ class CalibrationConfig:
 
 @dataclass(frozen=True)
 class JournalConfig:
+    """``pictures_mb``: all the discard-zone pictures of the journal together stay within this many
+    megabytes (the oldest are deleted first; 0 keeps none)."""
+
     path: Path = field(default_factory=lambda: user_data_dir() / "journal.sqlite3")
+    pictures_mb: int = field(default=200, metadata=_check(lambda v: 0 <= v <= 100_000, "0 to 100000"))
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """``listen``: serve the live scoreboard page on ``PORT`` (localhost) or ``HOST:PORT``; empty: off."""
+
+    listen: str = ""
 
 
 @dataclass(frozen=True)
@@ -179,6 +190,7 @@ class RefereeConfig:
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     detector: DetectorConfig = field(default_factory=DetectorConfig)
     vision: VisionConfig = field(default_factory=VisionConfig)
+    web: WebConfig = field(default_factory=WebConfig)
 
     def require_players(self) -> tuple[str, ...]:
         """The players, or the one-line error a command that runs a game must give without them."""
@@ -201,13 +213,19 @@ def load_config(path: str | os.PathLike[str] | None = None) -> RefereeConfig:
         if not path.exists():
             return RefereeConfig()
     path = Path(path).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"config file {path} not found: copy docs/referee.example.toml there") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"cannot read config file {path}: {error}") from None
+    text = read_text_file(path, "config file", "copy docs/referee.example.toml there")
     return parse_config(text, source=path.name)
+
+
+def read_text_file(path: Path, what: str, when_missing: str = "") -> str:
+    """A UTF-8 text file the user named, or the one-line error that says which file and what to do."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        hint = f": {when_missing}" if when_missing else ""
+        raise UserError(f"{what} {path} not found{hint}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"cannot read {what} {path}: {error}") from None
 
 
 def parse_config(text: str, source: str = "referee.toml") -> RefereeConfig:
@@ -230,6 +248,39 @@ def add_config_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", metavar="FILE", help=f"the referee's TOML config (default: {default_config_path()})"
     )
+
+
+def with_command_line(
+    config: RefereeConfig,
+    *,
+    players: str | None = None,
+    preset: str | None = None,
+    language: str | None = None,
+    speech: bool | None = None,
+    journal: Path | None = None,
+) -> RefereeConfig:
+    """The config with what a command line gives instead, checked like the file's own keys.
+
+    ``players``: the seats clockwise, separated by commas (``"Ann,Ben,Cy"``); ``preset``: a rules
+    preset, without the file's single-option overrides.
+
+    >>> with_command_line(RefereeConfig(), players="Ann, Ben,Cy", preset="spielhilfe").players
+    ('Ann', 'Ben', 'Cy')
+    """
+    changes: dict[str, Any] = {}
+    if players is not None:
+        changes["players"] = tuple(name.strip() for name in players.split(","))
+        _check_players(changes["players"], "--players")
+    if preset is not None:
+        changes["rules"] = RulesConfig(preset=preset)
+        _check_rules(changes["rules"], "--rules")
+    if language is not None:
+        changes["language"] = language
+    if speech is not None:
+        changes["speech"] = dataclasses.replace(config.speech, enabled=speech)
+    if journal is not None:
+        changes["journal"] = dataclasses.replace(config.journal, path=journal.expanduser())
+    return dataclasses.replace(config, **changes)
 
 
 # --- the generic converter -------------------------------------------------------------------------

@@ -31,14 +31,14 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from referee.errors import UserError
 from referee.rules.cards import Card, Colour
 from referee.rules.events import MatchWon, RoundWon
-from referee.table.config import user_data_dir
+from referee.table.config import JournalConfig, user_data_dir
 
 SCHEMA_VERSION = 1
 
@@ -61,7 +61,47 @@ CREATE TABLE IF NOT EXISTS observations (
     verdict     TEXT NOT NULL,    -- JSON: ok, reason, penalties, events (each with its "type")
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS presses (
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    seq         INTEGER NOT NULL,
+    t           REAL NOT NULL,    -- seconds since the stream started (video time for a recording)
+    frame       INTEGER NOT NULL, -- the frame after which the press was taken in (-1: before the first)
+    button      TEXT NOT NULL,    -- hardware.buttons.ButtonName's name: DRAW, UNO, RED, ...
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS pictures (
+    id              INTEGER PRIMARY KEY,
+    game_id         INTEGER NOT NULL REFERENCES games(id),
+    observation_seq INTEGER NOT NULL, -- landed: the verdict it shows; unreadable: the last one before it
+    kind            TEXT NOT NULL,    -- "landed" (accepted or refused) or "unreadable"
+    t               REAL NOT NULL,    -- seconds since the stream started
+    confidence      REAL,             -- the reader's confidence in the card it read (landed)
+    jpeg            BLOB NOT NULL     -- the discard zone, referee.table.pictures.small_jpeg
+);
+CREATE INDEX IF NOT EXISTS pictures_of_game ON pictures (game_id, observation_seq);
 """
+
+#: Default cap on all pictures in one journal together (the oldest go first): ``[journal] pictures_mb``.
+PICTURES_CAP_BYTES = JournalConfig().pictures_mb * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """What the camera saw when a card landed (or could not be read): the picture kept with the verdict."""
+
+    jpeg: bytes
+    t: float  # seconds since the stream started
+    confidence: float | None = None  # the reader's, for a card it read
+
+
+@dataclass(frozen=True)
+class Picture:
+    """One kept picture of the discard zone, with the record it belongs to."""
+
+    game_id: int
+    observation_seq: int  # landed: the verdict it shows; unreadable: the last verdict before it (0: none)
+    kind: str  # "landed" or "unreadable"
+    sighting: Sighting
 
 
 def default_journal_path() -> Path:
@@ -215,6 +255,8 @@ class Journal:
         self._db = connection
         self.path = path
         self._clock = clock
+        #: All pictures together stay within this many bytes; the oldest are deleted first.
+        self.pictures_cap_bytes = PICTURES_CAP_BYTES
 
     @classmethod
     def open(
@@ -289,8 +331,9 @@ class Journal:
             )
         return int(cursor.lastrowid)
 
-    def record(self, game_id: int, observation: Any, verdict: Any) -> int:
-        """Commit one observation with its verdict; returns its sequence number.
+    def record(self, game_id: int, observation: Any, verdict: Any, sighting: Sighting | None = None) -> int:
+        """Commit one observation with its verdict (and the picture of what the camera saw, in the
+        same transaction); returns its sequence number.
 
         Call it before announcing the verdict: once this returns, the record is on disk.
         Rejected observations are kept too (what the table saw), but only those that changed
@@ -307,7 +350,76 @@ class Journal:
                 "INSERT INTO observations VALUES (?, ?, ?, ?, ?, ?)",
                 (game_id, seq, self._now(), _dumps(observation), int(bool(replay)), _dumps(plain)),
             )
+            if sighting is not None:
+                self._insert_picture(db, Picture(game_id, int(seq), "landed", sighting))
         return int(seq)
+
+    def record_unreadable(self, game_id: int, sighting: Sighting) -> None:
+        """Keep the picture of a card the reader could not read (no verdict: it follows the last one)."""
+        with self._transaction() as db:
+            self._require_game(db, game_id)
+            last = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM observations WHERE game_id = ?", (game_id,)
+            ).fetchone()[0]
+            self._insert_picture(db, Picture(game_id, int(last), "unreadable", sighting))
+
+    def _insert_picture(self, db: sqlite3.Connection, picture: Picture) -> None:
+        """Insert, then delete the oldest pictures until all fit within the cap."""
+        seen = picture.sighting
+        db.execute(
+            "INSERT INTO pictures (game_id, observation_seq, kind, t, confidence, jpeg)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (picture.game_id, picture.observation_seq, picture.kind, seen.t, seen.confidence, seen.jpeg),
+        )
+        total = db.execute("SELECT COALESCE(SUM(LENGTH(jpeg)), 0) FROM pictures").fetchone()[0]
+        for picture_id, size in db.execute("SELECT id, LENGTH(jpeg) FROM pictures ORDER BY id").fetchall():
+            if total <= self.pictures_cap_bytes:
+                break
+            db.execute("DELETE FROM pictures WHERE id = ?", (picture_id,))
+            total -= size
+
+    def pictures(self, game_id: int) -> list[Picture]:
+        """A game's pictures in the order they were taken."""
+        self._require_game(self._db, game_id)
+        rows = self._db.execute(
+            "SELECT * FROM pictures WHERE game_id = ? ORDER BY id",
+            (game_id,),
+        )
+        return [
+            Picture(
+                row["game_id"],
+                row["observation_seq"],
+                row["kind"],
+                Sighting(bytes(row["jpeg"]), row["t"], row["confidence"]),
+            )
+            for row in rows
+        ]
+
+    def prune_pictures(self, older_than_days: float) -> int:
+        """Delete the pictures of games started more than ``older_than_days`` ago; returns how many."""
+        cutoff = (self._clock() - timedelta(days=older_than_days)).isoformat(timespec="seconds")
+        with self._transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM pictures WHERE game_id IN (SELECT id FROM games WHERE started_at < ?)", (cutoff,)
+            )
+        return cursor.rowcount
+
+    def record_press(self, game_id: int, t: float, button: str, frame: int = -1) -> None:
+        """Keep one button press with its time in the stream, so that a recording can be refereed
+        again with the same presses (``history --presses``, ``watch --presses``)."""
+        with self._transaction() as db:
+            seq = db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM presses WHERE game_id = ?", (game_id,)
+            ).fetchone()[0]
+            db.execute("INSERT INTO presses VALUES (?, ?, ?, ?, ?)", (game_id, seq, t, frame, button))
+
+    def presses(self, game_id: int) -> list[dict[str, Any]]:
+        """A game's presses in order, as ``watch --presses`` reads them (``t``, ``button``, ``frame``)."""
+        self._require_game(self._db, game_id)
+        rows = self._db.execute(
+            "SELECT t, frame, button FROM presses WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        return [{"t": row["t"], "button": row["button"], "frame": row["frame"]} for row in rows]
 
     def abandon_game(self, game_id: int) -> None:
         """The table stopped without a match winner: the game leaves the unfinished list."""
@@ -362,6 +474,17 @@ class Journal:
             "SELECT * FROM games ORDER BY id DESC" + (" LIMIT ?" if limit else ""), (limit,) if limit else ()
         ).fetchall()
         return [self._summary(row) for row in games]
+
+    def summary(self, game_id: int) -> GameSummary:
+        """One game with its rounds and winner."""
+        return self._summary(self._require_game(self._db, game_id))
+
+    def latest_game(self) -> int:
+        """The newest game's id (what a command that names no game shows)."""
+        row = self._db.execute("SELECT MAX(id) FROM games").fetchone()
+        if row[0] is None:
+            raise UserError(f"no games in {self.path} yet: referee one with uno-referee run or watch")
+        return int(row[0])
 
     def unfinished_games(self) -> list[GameSummary]:
         """Games without a match winner that were not abandoned, newest first: what ``resume`` offers."""

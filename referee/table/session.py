@@ -7,9 +7,11 @@ measure is exactly what runs over a real table.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -25,6 +27,7 @@ from referee.table.config import RefereeConfig
 from referee.table.journal import Journal, SavedGame
 from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
+from referee.table.stream import EventSink, Moment, NullEvents
 from referee.vision.reader import CardReader
 
 
@@ -39,6 +42,9 @@ class Pipeline:
     #: of many cards, read rarely, with every look the reader has.
     scoring_reader: ReadsCards | None = None
     last_frame: np.ndarray | None = None
+    #: The source time the stream starts at: 0 for a recording (its own video time), None for a
+    #: live camera (its first frame's time).
+    origin: float | None = None
 
     def __post_init__(self) -> None:
         if self.app.read_scoring_zone is None:
@@ -49,11 +55,14 @@ class Pipeline:
         if isinstance(item, (CameraLost, CameraBack)):
             self.app.on_camera(item)
             return []
+        if self.origin is None:
+            self.origin = item.timestamp
+        self.app.moment = Moment(item.timestamp - self.origin, item.index)
         self.last_frame = item.image
         crop = self.view.crop(item.image, "discard")
         verdicts = []
         for event in self.watcher.feed(crop, item.timestamp):
-            verdict = self.app.on_pile(event)
+            verdict = self.app.on_pile(event, crop)
             if verdict is not None:
                 verdicts.append(verdict)
         return verdicts
@@ -115,6 +124,44 @@ def load_profile(path: Path) -> CalibrationProfile:
     return CalibrationProfile.load(path)
 
 
+def check_picture_size(source: FrameSource, profile: CalibrationProfile) -> None:
+    """A recording must have the picture size its calibration was made for: the zones are pixels of it.
+
+    Reads the first frame (the source is closed again, so the game starts from the beginning).
+    """
+    source.open()
+    try:
+        frame = source.read()
+    finally:
+        source.close()
+    if frame is None:
+        raise UserError(f"{source.description} holds no picture: is it a recording of the table?")
+    height, width = frame.image.shape[:2]
+    expected_width, expected_height = profile.frame_size
+    if (width, height) != (expected_width, expected_height):
+        raise UserError(
+            f"the calibration is for {expected_width}x{expected_height} pictures, {source.description} has "
+            f"{width}x{height}: give the profile made for this camera (--profile), or calibrate on one "
+            "of its frames (uno-referee calibrate --image FRAME)"
+        )
+
+
+def at_frame_rate(
+    items: Iterable[Frame | CameraLost | CameraBack], sleep: Callable[[float], None] = time.sleep
+) -> Iterator[Frame | CameraLost | CameraBack]:
+    """A recording played at its own pace: each frame is handed on when its video time has come."""
+    started: float | None = None
+    first = 0.0
+    for item in items:
+        if isinstance(item, Frame):
+            if started is None:
+                started, first = time.monotonic(), item.timestamp
+            delay = started + (item.timestamp - first) - time.monotonic()
+            if delay > 0:
+                sleep(delay)
+        yield item
+
+
 def referee_stream(
     items: Iterable[Frame | CameraLost | CameraBack],
     pipeline: Pipeline,
@@ -140,6 +187,7 @@ class LiveGame:
     buttons: ButtonQueue | None
     speaker: Speaker
     journal: Journal
+    events: EventSink
 
     def play(self) -> int:
         """Referee until the match is won or the frames end; the journal keeps every step."""
@@ -157,6 +205,20 @@ class LiveGame:
             self.buttons.close()
         self.speaker.close()
         self.journal.close()
+        self.events.close()
+
+    def summary(self) -> str:
+        """One line on the whole run: what the watcher saw and what the referee decided."""
+        app = self.pipeline.app
+        plays = [verdict for observation, verdict in app.verdicts if observation.key in ("play", "flip")]
+        refused = sum(1 for _, verdict in app.verdicts if not verdict.ok)
+        state = app.table.state()
+        scores = ", ".join(f"{name} {total}" for name, total in state.scores.items())
+        return (
+            f"game #{app.game_id}: {sum(v.ok for v in plays)} cards taken in, {len(app.verdicts)} "
+            f"observations, {refused} refused; {app.moment.t:.1f} s over {app.moment.frame + 1} frames; "
+            f"waiting for {state.waiting_for}; scores: {scores}"
+        )
 
 
 def open_live_game(
@@ -167,11 +229,16 @@ def open_live_game(
     resume: int | None = None,
     buttons: ButtonQueue | None = None,
     reader: ReadsCards | None = None,
+    events: EventSink | None = None,
+    unattended: bool = False,
+    console: TextIO | None = None,
 ) -> LiveGame:
     """A new game from the config (or game ``resume`` from the journal) over a camera or a video.
 
     Everything that can be wrong with the set-up (config, calibration, model, camera, journal) is
     checked before anything is opened for long, so a mistake costs a one-line error and no state.
+    A recording (``source`` given) is timed by its own video time; ``unattended``: nobody presses
+    buttons (see :class:`RefereeApp`); ``console``: where the spoken sentences are printed.
     """
     from calibration.profile import deck_beside
 
@@ -191,25 +258,30 @@ def open_live_game(
         )
     pile = pile_reader(reader, config.detector.pile_imgsz)
     journal = Journal.open(config.journal.path)
+    journal.pictures_cap_bytes = config.journal.pictures_mb * 1024 * 1024
     try:
         table, game_id, language, played = _table_for(config, journal, resume)
         frames_source = source or open_source(config.camera.source, config.camera.width, config.camera.height)
         frames = ResilientCamera(frames_source)
-        speaker = open_speaker(config.speech.enabled, language, config.speech.rate)
+        speaker = open_speaker(config.speech.enabled, language, config.speech.rate, console)
     except BaseException:
         journal.close()
         raise
     if buttons is None:
         buttons = open_buttons(config.buttons.input, config.buttons.pins(), config.buttons.bounce_ms / 1000)
     phrases = PhraseBook(language)
-    app = RefereeApp(table, speaker, phrases, journal=journal, game_id=game_id)
+    events = events or NullEvents()
+    app = RefereeApp(
+        table, speaker, phrases, journal=journal, game_id=game_id, events=events, unattended=unattended
+    )
     if resume is not None and table.turn is not None:
-        app.say(phrases.message("game_resumed", player=table.turn))
+        app.announce("game_resumed", player=table.turn)
     watcher = PileWatcher(pile)
     if resume is not None and table.top is not None:
         watcher.resume_on(table.top.name, played)
-    pipeline = Pipeline(profile.table_view(), watcher, app, scoring_reader=reader)
-    return LiveGame(pipeline, frames, buttons, speaker, journal)
+    origin = 0.0 if source is not None else None
+    pipeline = Pipeline(profile.table_view(), watcher, app, scoring_reader=reader, origin=origin)
+    return LiveGame(pipeline, frames, buttons, speaker, journal, events)
 
 
 def _table_for(
