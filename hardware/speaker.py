@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes.util
 import importlib.util
 import queue
+import re
 import shutil
 import sys
 import threading
@@ -30,7 +31,22 @@ VOICE_IDS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Words a voice says wrongly as written, respelt for speech only (the console keeps the spelling):
+#: espeak-ng's Dutch reads "Uno" as [yno], Dutch players say "oe-no".
+SPOKEN_RESPELLINGS: dict[str, dict[str, str]] = {"nl": {"Uno": "Oeno"}}
+
 _STOP = object()  # tells the speaker's worker to finish
+
+
+def respelt_for_speech(text: str, language: str) -> str:
+    """``text`` as the voice should read it in ``language``.
+
+    >>> respelt_for_speech("Ben roept Uno!", "nl"), respelt_for_speech("Ben ruft Uno!", "de")
+    ('Ben roept Oeno!', 'Ben ruft Uno!')
+    """
+    for written, spoken in SPOKEN_RESPELLINGS.get(language, {}).items():
+        text = re.sub(rf"\b{written}\b", spoken, text)
+    return text
 
 
 class Announcer(Protocol):
@@ -141,7 +157,7 @@ class Speaker:
 
     def _speak(self, text: str, language: str) -> None:
         try:
-            self.voice.speak(text, language)
+            self.voice.speak(respelt_for_speech(text, language), language)
         except Exception as error:  # any engine failure: keep refereeing with the console only
             warning = f"speech stopped ({type(error).__name__}: {error}); console only"
             print(f"uno-referee: warning: {warning}", file=sys.stderr)

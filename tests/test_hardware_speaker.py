@@ -49,6 +49,18 @@ def test_say_returns_at_once_prints_now_and_speaks_in_order():
     speaker.close()
 
 
+def test_dutch_uno_is_printed_as_written_and_spoken_as_players_say_it():
+    voice, console = SlowVoice(), io.StringIO()
+    voice.release.set()
+    speaker = Speaker(voice, "nl", console)
+    speaker.say("Ben roept Uno!")
+    speaker.say("Ben ruft Uno!", "de")
+    assert speaker.wait_until_quiet(5)
+    speaker.close()
+    assert console.getvalue() == "» Ben roept Uno!\n» Ben ruft Uno!\n"
+    assert voice.spoken == [("Ben roept Oeno!", "nl"), ("Ben ruft Uno!", "de")]
+
+
 def test_voice_failure_leaves_the_console_and_one_warning(capsys):
     voice = BrokenVoice()
     speaker = Speaker(voice, "en", io.StringIO())

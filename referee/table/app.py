@@ -98,7 +98,7 @@ class RefereeApp:
     ) -> None:
         self.table = table
         self.speaker = speaker
-        self.phrases = phrases
+        self.phrases = phrases.for_rules(table.rules)
         self.journal = journal
         self.game_id = game_id
         self.read_scoring_zone = read_scoring_zone
