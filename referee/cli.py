@@ -18,6 +18,7 @@ from referee.errors import UserError
 COMMAND_MODULES: tuple[str, ...] = (
     "demo",
     "run",
+    "doctor",
     "watch",
     "resume",
     "calibrate",

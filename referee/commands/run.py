@@ -1,4 +1,8 @@
-"""``uno-referee run``: referee a live game from the camera over the table."""
+"""``uno-referee run``: referee a live game from the camera over the table.
+
+The fatal checks of ``uno-referee doctor`` run first: a missing calibration or a camera that
+delivers nothing is said once, spoken and printed, before the game starts.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from referee.table.config import load_config
+    from referee.table.doctor import refuse_to_start
     from referee.table.session import open_live_game
 
-    return open_live_game(load_config(args.config)).play()
+    config = load_config(args.config)
+    refuse_to_start(config)
+    return open_live_game(config).play()
