@@ -15,6 +15,10 @@ TARGETS: dict[str, tuple[str, str]] = {
     "rules": ("referee.lab.rules_bench", "random full games: simulator and referee steps per second; --soak"),
     "vision": ("referee.lab.vision_bench", "detector latency per backend on a discard-zone crop"),
     "table": ("referee.lab.table_bench", "simulated games through vision and referee: recognition, latency"),
+    "speech": (
+        "referee.lab.speech_bench",
+        "a fast simulated game spoken by espeak-ng: how far speech trails",
+    ),
 }
 
 

@@ -62,12 +62,37 @@ from referee.rules import (
     parse_card,
     parse_colour,
 )
+from referee.rules.events import (
+    CardPlayed,
+    ColourChosen,
+    DirectionChanged,
+    Drew,
+    Event,
+    NextTurn,
+    Skipped,
+    UnoCalled,
+)
 from referee.table.journal import Journal
-from referee.table.phrases import PhraseBook
+from referee.table.phrases import QUESTIONS, PhraseBook
 from referee.table.pile import CardLanded, CardUnreadable, PileEvent
 from referee.table.seats import SeatDirections
 
 log = logging.getLogger(__name__)
+
+#: Sentences that only matter while they are the latest: what the table sees for itself (a card
+#: played, whose turn it is) and questions (once anything newer happened, they were answered). When
+#: speech falls behind only the latest of these is said (:func:`hardware.speaker.catch_up`);
+#: penalties, refusals, requests to the table and results always are.
+ROUTINE: tuple[type[Event], ...] = (
+    CardPlayed,
+    NextTurn,
+    Drew,
+    Skipped,
+    ColourChosen,
+    DirectionChanged,
+    UnoCalled,
+    *QUESTIONS,
+)
 
 #: What the app is asking the table with the colour buttons, and for whom the answer is.
 PromptPurpose = str  # "target" | "catch"
@@ -240,10 +265,10 @@ class RefereeApp:
         self.verdicts.append((observation, verdict))
         if self.journal is not None and self.game_id is not None:
             self.journal.record(self.game_id, observation, verdict)
-        for sentence in self.phrases.events(verdict.events):
-            self.say(sentence)
+        for event, sentence in self.phrases.sentences(verdict.events):
+            self.say(sentence, routine=isinstance(event, ROUTINE))
         return verdict
 
-    def say(self, sentence: str) -> None:
+    def say(self, sentence: str, *, routine: bool = False) -> None:
         if sentence:
-            self.speaker.say(sentence, self.phrases.language)
+            self.speaker.say(sentence, self.phrases.language, routine=routine)

@@ -201,7 +201,11 @@ class PhraseBook:
     def events(self, events: Iterable[Event]) -> list[str]:
         """The sentences of a verdict's ``events``, in order, less those that only repeat what the
         table already hears (:func:`worth_saying`)."""
-        return [self.event(event) for event in worth_saying(list(events))]
+        return [sentence for _, sentence in self.sentences(events)]
+
+    def sentences(self, events: Iterable[Event]) -> list[tuple[Event, str]]:
+        """:meth:`events` with the event each sentence says."""
+        return [(event, self.event(event)) for event in worth_saying(list(events))]
 
     def message(self, key: str, **values: Any) -> str:
         """One of the table's own sentences (``camera_lost``, ``straighten_card``, ``ask_uno_caller`` …)."""
