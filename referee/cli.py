@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "demo",
     "run",
     "doctor",
+    "service",
     "watch",
     "resume",
     "calibrate",
