@@ -26,4 +26,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("bench", help="benchmarks (rules, vision, table)")
     targets = parser.add_subparsers(dest="target", metavar="TARGET", required=True, action=OnDemandParsers)
     for name, (module_name, help_text) in TARGETS.items():
-        add_parser_on_demand(targets, name, module_name, help=help_text)
+        # a figure is only comparable with the machine it came from (a Pi is several times slower)
+        after = None if name == "rules" else "referee.lab.machine:print_machine"
+        add_parser_on_demand(targets, name, module_name, after=after, help=help_text)
