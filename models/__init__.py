@@ -19,6 +19,8 @@ MODEL_FILE = "uno_cards.onnx"
 METADATA_FILE = "uno_cards.json"
 #: Static int8 (QDQ) variant written by ``python -m referee.lab.quantize``; used only when present.
 QUANTISED_MODEL_FILE = "uno_cards.int8.onnx"
+#: The glyph classifier (second look at each detector box; the space decks are learnt in).
+GLYPH_MODEL_FILE = "uno_glyphs.onnx"
 #: Environment variable that overrides the shipped detector.
 MODEL_ENV = "UNO_REFEREE_MODEL"
 

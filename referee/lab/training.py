@@ -26,7 +26,7 @@ from typing import Any
 from referee.errors import UserError
 from referee.vision.classes import CLASS_NAMES
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DEFAULT_RUNS = REPO / "runs"
 FONT = REPO / "referee" / "render" / "fonts" / "DejaVuSans-Bold.ttf"
 

@@ -1,14 +1,26 @@
 """Procedural UNO card faces and backs, with the geometry of everything the detector must find.
 
-Two print designs are drawn, each jittered per card (print colours, font, stroke widths, index
+Print families (``design``), each jittered per card (print colours, font, stroke widths, index
 placement and size, corner radius, oval angle), because the detector has to work on decks and
-cameras we never saw:
+cameras we never saw. Why these: they are the prints in circulation in the homes and clubs this
+referee is for (the model card says more):
 
-* ``classic`` — the older deck: wide white border, a *filled* white tilted oval, the centre
+* ``classic`` — the older Mattel deck: wide white border, a *filled* white tilted oval, the centre
   numeral in card colour with a black outline and shadow, white outlined corner indices;
-* ``modern`` — the current deck (as in the shared Roboflow photos): thin white border, a white
-  oval *ring* on the coloured field, white centre numeral with a heavy black shadow, white indices
-  with a black shadow.
+* ``modern`` — the 2000s–2010s Mattel deck (as in the shared Roboflow photos): thin white border, a
+  white oval *ring* on the coloured field, white centre numeral with a heavy black shadow, white
+  indices with a black shadow;
+* ``recent`` — the current Mattel print: white symbols with a deep drop shadow, thin oval ring,
+  italic numerals, the 1 with a long flag, 6 and 9 underlined, the reverse as two straight arrows
+  along the diagonal, ``+2``/``+4`` indices, a round four-colour wild index and a "WILD" oval;
+* ``offbrand`` — copies and travel decks: a white face inside a coloured border, symbols printed
+  in the card colour on white.
+
+``variety=True`` (what the dataset asks for) draws numerals from every heavy Latin face installed
+(:func:`~referee.render.glyphs.numeral_fonts`), slants some, varies outline and shadow, and adds
+ColorADD-style colour marks under the index on some decks (printed, never labelled). Without it the
+two original prints render exactly as before, so the simulated table stays comparable across
+sessions. The big centre symbol is always drawn and never labelled.
 
 Colour-blind editions add ● ★ ▲ ■ (RULES.md R3) next to each corner index and sometimes in the
 centre. Every labelled symbol comes back as a :class:`LabelRegion` (class id and convex hull in
@@ -24,7 +36,7 @@ sprite pixels), so a compositor can follow it through any homography.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -34,14 +46,19 @@ from referee.render.glyphs import (
     CARD_FONTS,
     InkStyle,
     StyledGlyph,
+    flagged_one_mask,
     font,
+    numeral_fonts,
     pictogram_mask,
     style_glyph,
     text_mask,
 )
 from referee.vision.classes import CLASS_NAMES, COLOURBLIND_CLASSES, COLOURS, SYMBOL_CLASSES, card_name
 
+#: The prints the simulated table deals (kept to the original two: its figures compare across sessions).
 DESIGNS: tuple[str, ...] = ("classic", "modern")
+#: Every print family the renderer draws (the training data's mix).
+PRINT_FAMILIES: tuple[str, ...] = (*DESIGNS, "recent", "offbrand")
 #: Width / height of a standard UNO card (56 × 87 mm).
 CARD_ASPECT = 56 / 87
 
@@ -148,9 +165,17 @@ class _Look:
     cb_centre: bool
     white: tuple[int, int, int]
     dark: tuple[int, int, int]
+    shear: float = 0.0  # italic slant of the numerals
+    flagged_one: bool = False  # the 1 drawn with a long flag (recent decks)
+    diagonal_reverse: bool = False  # the reverse as two straight diagonal arrows
+    round_wild_index: bool = False  # the wild's index a four-colour circle, not an oval
+    colour_marks: bool = False  # ColorADD-style marks printed under the index (not labelled)
+    centre_shadow: float = 0.0  # the centre symbol's drop shadow (0: the family's default)
 
 
-def _draw_look(design: str, rng: np.random.Generator) -> _Look:
+def _draw_look(design: str, rng: np.random.Generator, variety: bool = False) -> _Look:
+    if design in ("recent", "offbrand") or variety:
+        return _varied_look(design, rng)
     white_v = rng.uniform(228, 255)
     white = tuple(int(np.clip(white_v + rng.uniform(-8, 8), 0, 255)) for _ in range(3))
     dark_v = int(rng.uniform(8, 45))
@@ -180,6 +205,49 @@ def _draw_look(design: str, rng: np.random.Generator) -> _Look:
         cb_centre=bool(rng.random() < 0.5),
         white=white,  # type: ignore[arg-type]
         dark=dark,
+    )
+
+
+def _varied_look(design: str, rng: np.random.Generator) -> _Look:
+    """A card look drawn from the whole variety of prints: any installed heavy face, slants, weights,
+    the recent deck's glyph shapes (see the module docstring)."""
+    fonts = numeral_fonts()
+    white_v = rng.uniform(225, 255)
+    white = tuple(int(np.clip(white_v + rng.uniform(-10, 10), 0, 255)) for _ in range(3))
+    dark_v = int(rng.uniform(8, 50))
+    recent = design == "recent"
+    if design == "classic":
+        index_style = InkStyle(white, outline=rng.uniform(0.03, 0.11), shadow=rng.uniform(0.0, 0.07))
+        border = rng.uniform(0.04, 0.075)
+    elif design == "offbrand":
+        index_style = InkStyle(white, outline=rng.uniform(0.0, 0.06), shadow=rng.uniform(0.0, 0.05))
+        border = rng.uniform(0.05, 0.1)
+    else:
+        index_style = InkStyle(white, outline=rng.uniform(0.0, 0.06), shadow=rng.uniform(0.03, 0.14))
+        border = rng.uniform(0.02, 0.05)
+    return _Look(
+        design=design,
+        font_name=str(fonts[int(rng.integers(len(fonts)))]),
+        border=border,
+        radius=rng.uniform(0.03, 0.08),
+        oval_angle=rng.uniform(18, 45),
+        oval_axes=(rng.uniform(0.38, 0.48), rng.uniform(0.2, 0.27)),
+        ring=rng.uniform(0.008, 0.025),
+        index_height=rng.uniform(0.09, 0.16),
+        index_x=rng.uniform(0.04, 0.11),
+        index_y=rng.uniform(0.035, 0.08),
+        index_style=index_style,
+        cb_scale=rng.uniform(0.45, 0.65),
+        cb_below=bool(rng.random() < 0.7),
+        cb_centre=bool(rng.random() < 0.5),
+        white=white,  # type: ignore[arg-type]
+        dark=(dark_v, dark_v, dark_v),
+        shear=float(rng.uniform(0.12, 0.28)) if rng.random() < (0.7 if recent else 0.3) else 0.0,
+        flagged_one=bool(rng.random() < (0.85 if recent else 0.25)),
+        diagonal_reverse=bool(rng.random() < (0.9 if recent else 0.2)),
+        round_wild_index=bool(rng.random() < (0.85 if recent else 0.15)),
+        colour_marks=bool(rng.random() < 0.15),
+        centre_shadow=float(rng.uniform(0.08, 0.16)) if recent else 0.0,
     )
 
 
@@ -228,6 +296,9 @@ def _paste(canvas: np.ndarray, glyph: StyledGlyph, x: float, y: float) -> tuple[
 
 def _hull(mask: np.ndarray, x0: int, y0: int) -> np.ndarray:
     ys, xs = np.nonzero(mask)
+    if len(xs) < 3:  # a glyph a few pixels tall whose ink stays below half cover: its whole box
+        h, w = mask.shape
+        return np.float32([(0, 0), (w, 0), (w, h), (0, h)]) + np.float32([x0, y0])
     points = np.stack([xs, ys], axis=1).astype(np.int32)
     hull = cv2.convexHull(points).reshape(-1, 2).astype(np.float32)
     # Pixel centres → pixel extents: the hull of pixel squares is the point hull grown by half a pixel.
@@ -251,8 +322,10 @@ def _four_colour_fill(size: tuple[int, int], angle: float, colours: list[tuple[i
 
 
 def _symbol_mask(symbol: str, height: int, look: _Look, rng: np.random.Generator) -> np.ndarray:
+    if symbol == "1" and look.flagged_one:
+        return flagged_one_mask(height, rng, look.shear)
     if symbol.isdigit():
-        mask = text_mask(symbol, height, look.font_name)
+        mask = text_mask(symbol, height, look.font_name, shear=look.shear)
         if symbol in ("6", "9"):  # underlined so that 6 and 9 can be told apart upside down
             bar = max(1, round(height * 0.09))
             mask = cv2.copyMakeBorder(mask, 0, bar * 2, 0, 0, cv2.BORDER_CONSTANT, value=0)
@@ -260,11 +333,13 @@ def _symbol_mask(symbol: str, height: int, look: _Look, rng: np.random.Generator
             mask = cv2.resize(mask, (mask.shape[1], height), interpolation=cv2.INTER_AREA)
         return mask
     if symbol == "draw2":
-        return text_mask("+2", height, look.font_name)
+        return text_mask("+2", height, look.font_name, shear=look.shear)
     if symbol == "wild-draw4":
-        return text_mask("+4", height, look.font_name)
+        return text_mask("+4", height, look.font_name, shear=look.shear)
+    if symbol == "reverse" and look.diagonal_reverse:
+        return pictogram_mask(symbol, height, rng, "diagonal")
     if symbol == "wild":
-        w = max(2, round(height * 0.72))
+        w = max(2, round(height * (0.95 if look.round_wild_index else 0.72)))
         mask = np.zeros((height * 3, w * 3), np.uint8)
         cv2.ellipse(
             mask, (w * 3 // 2, height * 3 // 2), (w * 3 // 2 - 1, height * 3 // 2 - 1), 0, 0, 360, 255, -1
@@ -279,13 +354,16 @@ def render_card(
     colourblind: bool = False,
     height: int = 240,
     rng: np.random.Generator | None = None,
+    variety: bool = False,
 ) -> CardSprite:
-    """Render one card face; all jitter comes from ``rng`` (same seed → same pixels)."""
-    if design not in DESIGNS:
-        raise ValueError(f"unknown card design {design!r} (expected one of {', '.join(DESIGNS)})")
+    """Render one card face; all jitter comes from ``rng`` (same seed → same pixels).
+
+    ``variety``: draw from every installed face and the varied prints (the training data's mix)."""
+    if design not in PRINT_FAMILIES:
+        raise ValueError(f"unknown card design {design!r} (expected one of {', '.join(PRINT_FAMILIES)})")
     rng = rng if rng is not None else np.random.default_rng()
     symbol, colour = parse_card_name(name)
-    look = _draw_look(design, rng)
+    look = _draw_look(design, rng, variety)
     h = int(height)
     w = max(8, round(h * CARD_ASPECT))
     colours = [print_colour(c, rng) for c in COLOURS]
@@ -295,7 +373,9 @@ def render_card(
 
     _draw_centre(canvas, symbol, colour, field_bgr, colours, look, rng)
     with_colourblind = colourblind and colour is not None
-    regions = _draw_corners(canvas, symbol, colour if with_colourblind else None, look, rng)
+    regions = _draw_corners(
+        canvas, symbol, colour if with_colourblind else None, look, rng, colour, field_bgr
+    )
     if with_colourblind and look.cb_centre:
         regions.append(_draw_centre_colourblind(canvas, colour, look, rng))
 
@@ -308,9 +388,10 @@ def _blank_card(look: _Look, size: tuple[int, int], field_bgr) -> tuple[np.ndarr
     alpha = np.zeros((h, w), np.uint8)
     _fill(alpha, _rounded_rect(0, size, look.radius * h), 255)
     canvas = np.empty((h, w, 3), np.uint8)
-    canvas[:] = look.white
+    outer, inner = (field_bgr, look.white) if look.design == "offbrand" else (look.white, field_bgr)
+    canvas[:] = outer
     inner_radius = max(1.0, (look.radius - look.border * 0.6) * h)
-    _fill(canvas, _rounded_rect(look.border * h, size, inner_radius), _colour(field_bgr))
+    _fill(canvas, _rounded_rect(look.border * h, size, inner_radius), _colour(inner))
     return alpha, canvas
 
 
@@ -329,10 +410,13 @@ def _draw_centre(
     # Tilted oval: OpenCV rotates the (minor, major) axes clockwise by the angle.
     is_wild = colour is None
     white = _colour(look.white)
-    if look.design == "classic" or symbol == "wild-custom":
+    ring = max(1, round(look.ring * h))
+    if look.design == "classic" or symbol == "wild-custom" or (look.design == "recent" and is_wild):
         cv2.ellipse(canvas, centre, axes, look.oval_angle, 0, 360, white, -1, cv2.LINE_AA)
+    elif look.design == "offbrand":  # a ring in the card colour on the white face, or none
+        if not is_wild and rng.random() < 0.6:
+            cv2.ellipse(canvas, centre, axes, look.oval_angle, 0, 360, _colour(field_bgr), ring, cv2.LINE_AA)
     else:
-        ring = max(1, round(look.ring * h))
         cv2.ellipse(canvas, centre, axes, look.oval_angle, 0, 360, white, ring, cv2.LINE_AA)
     if is_wild and symbol in ("wild", "wild-swap", "wild-shuffle"):
         shrink = 0.9 if look.design == "modern" else 0.94
@@ -353,6 +437,8 @@ def _draw_centre(
 
     big = round(h * rng.uniform(0.3, 0.4))
     if symbol == "wild":
+        if look.design == "recent":  # the "WILD" lettering across the oval
+            _draw_wild_lettering(canvas, look, colours, rng)
         return
     if symbol == "wild-custom":
         _draw_write_your_own(canvas, look, rng)
@@ -361,10 +447,11 @@ def _draw_centre(
         _draw_mini_cards(canvas, 2 if symbol == "draw2" else 4, field_bgr, colours, look, big)
         return
     mask = _symbol_mask(symbol, big, look, rng)
-    if look.design == "classic" and not is_wild:
+    if look.design in ("classic", "offbrand") and not is_wild:
         style = InkStyle(field_bgr, outline=rng.uniform(0.03, 0.06), shadow=rng.uniform(0.03, 0.07))
     else:
-        style = InkStyle(look.white, outline=rng.uniform(0.0, 0.03), shadow=rng.uniform(0.05, 0.1))
+        shadow = look.centre_shadow or rng.uniform(0.05, 0.1)
+        style = InkStyle(look.white, outline=rng.uniform(0.0, 0.03), shadow=shadow)
     glyph = style_glyph(mask, style)
     gh, gw = glyph.alpha.shape
     _paste(canvas, glyph, w / 2 - gw / 2, h / 2 - gh / 2)
@@ -400,6 +487,42 @@ def _draw_mini_cards(
         cv2.fillPoly(canvas, [inner], tuple(float(c) for c in order[k]), cv2.LINE_AA)
 
 
+def _draw_wild_lettering(
+    canvas: np.ndarray, look: _Look, colours: list[tuple[int, int, int]], rng: np.random.Generator
+) -> None:
+    """The recent wild's centre: "WILD" in four-colour letters with a deep shadow, across the oval
+    (artwork, never labelled; it keeps the centre busy as on the real card)."""
+    h, w = canvas.shape[:2]
+    mask = text_mask("WILD", max(4, round(h * rng.uniform(0.1, 0.14))), look.font_name, shear=0.2)
+    fill = _four_colour_fill((mask.shape[1], mask.shape[0]), 80, colours)
+    glyph = style_glyph(mask, InkStyle(look.white, outline=0.08, shadow=0.14), fill)
+    angle = -rng.uniform(15, 30)
+    gh, gw = glyph.alpha.shape
+    rotation = cv2.getRotationMatrix2D((gw / 2, gh / 2), -angle, 1.0)
+    side = int(math.hypot(gw, gh)) + 2
+    rotation[:, 2] += (side - gw) / 2, (side - gh) / 2
+    turned = StyledGlyph(
+        cv2.warpAffine(glyph.bgr, rotation, (side, side)),
+        cv2.warpAffine(glyph.alpha, rotation, (side, side)),
+        cv2.warpAffine(glyph.label_mask.astype(np.uint8), rotation, (side, side)) > 0,
+    )
+    _paste(canvas, turned, w / 2 - side / 2, h / 2 - side / 2)
+
+
+def _colour_mark_mask(colour: str, height: int) -> np.ndarray:
+    """A ColorADD-style colour code (printed on some decks under the index): yellow a slash, blue a
+    left triangle, red a right triangle, green slash and left triangle. Drawn, never labelled."""
+    s = max(3, height) * 3
+    mask = np.zeros((s, s), np.uint8)
+    if colour in ("yellow", "green"):
+        cv2.line(mask, (round(s * 0.15), s - 2), (round(s * 0.55), 1), 255, max(2, s // 6))
+    if colour in ("blue", "green"):
+        cv2.fillPoly(mask, [np.int32([(s * 0.45, s - 1), (s - 1, s - 1), (s - 1, s * 0.35)])], 255)
+    if colour == "red":
+        cv2.fillPoly(mask, [np.int32([(1, 1), (s * 0.75, 1), (1, s * 0.7)])], 255)
+    return cv2.resize(mask, (s // 3, s // 3), interpolation=cv2.INTER_AREA)
+
+
 def _draw_write_your_own(canvas: np.ndarray, look: _Look, rng: np.random.Generator) -> None:
     """The customizable wild: a white field with ruled lines, sometimes with a handwritten rule."""
     h, w = canvas.shape[:2]
@@ -422,7 +545,13 @@ def _draw_write_your_own(canvas: np.ndarray, look: _Look, rng: np.random.Generat
 
 
 def _draw_corners(
-    canvas: np.ndarray, symbol: str, colourblind_colour: str | None, look: _Look, rng: np.random.Generator
+    canvas: np.ndarray,
+    symbol: str,
+    colourblind_colour: str | None,
+    look: _Look,
+    rng: np.random.Generator,
+    colour: str | None = None,
+    field_bgr: tuple[int, int, int] | None = None,
 ) -> list[LabelRegion]:
     """Top-left index (+ colour-blind symbol of ``colourblind_colour``), then the same rotated by 180°."""
     h, w = canvas.shape[:2]
@@ -430,16 +559,24 @@ def _draw_corners(
     index_h = max(4, round(look.index_height * h))
     mask = _symbol_mask(symbol, index_h, look, rng)
     fill_image = None
+    style = look.index_style
+    if look.design == "offbrand" and colour is not None and field_bgr is not None:
+        style = replace(style, fill_bgr=field_bgr)  # the symbol in the card colour on the white face
     if symbol == "wild":
         fill_image = _four_colour_fill(
             (mask.shape[1], mask.shape[0]), 35, [print_colour(c, rng) for c in COLOURS]
         )
-    glyph = style_glyph(mask, look.index_style, fill_image)
+        if look.round_wild_index:  # a white rim around the round four-colour index
+            style = replace(style, outline=max(style.outline, 0.08), outline_bgr=look.white)
+    glyph = style_glyph(mask, style, fill_image)
     pad = (glyph.alpha.shape[0] - index_h) // 2
     x0 = look.index_x * w + look.border * h * 0.5 - pad
     y0 = look.index_y * h + look.border * h * 0.5 - pad
     placed = [(glyph, round(x0), round(y0))]
     regions.append(LabelRegion(SYMBOL_CLASSES.index(symbol), _hull(glyph.label_mask, round(x0), round(y0))))
+    if look.colour_marks and colour is not None and colourblind_colour is None:
+        mark = style_glyph(_colour_mark_mask(colour, max(3, round(index_h * 0.45))), look.index_style)
+        placed.append((mark, round(x0 + pad * 0.5), round(y0 + glyph.alpha.shape[0] - pad * 0.3)))
     if colourblind_colour is not None:
         cb_class = COLOURBLIND_CLASSES[COLOURS.index(colourblind_colour)]
         cb_h = max(3, round(index_h * look.cb_scale))

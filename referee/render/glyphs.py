@@ -2,9 +2,11 @@
 
 A glyph is drawn as a *shape mask* (uint8, 255 = ink) at the size asked for; styling (fill colour,
 black outline, drop shadow) is applied afterwards so that every symbol gets the same print effects.
-Digits and ``+2``/``+4`` come from the vendored DejaVu fonts (Pillow, TrueType); pictograms (skip,
-reverse, swap, shuffle, pencil, colour-blind shapes) are drawn with OpenCV polygons, so nothing is
-downloaded or read from the system at run time.
+Digits and ``+2``/``+4`` come from TrueType faces (Pillow): the vendored DejaVu faces always, and,
+where a dataset is rendered, every heavy Latin face the machine has installed (:func:`numeral_fonts`;
+Debian's font packages, listed in the model card). Pictograms (skip, both reverse prints, swap,
+shuffle, pencil, colour-blind shapes, the flagged 1 of recent decks) are drawn with OpenCV polygons.
+Nothing here is downloaded, and the runtime never renders cards.
 """
 
 from __future__ import annotations
@@ -33,15 +35,55 @@ PRINT_FONT = "DejaVuSansMono-Bold.ttf"
 SUPERSAMPLE = 3  # pictograms are drawn this much larger, then shrunk: cheap antialiasing
 
 
+#: Where a dataset machine's font packages put their faces (Debian; see the model card).
+SYSTEM_FONT_DIR = Path("/usr/share/fonts")
+#: Latin families whose heavy weights print numerals like real decks do (sans, geometric, humanist,
+#: slab and serif faces). Script-only faces (most of Noto) and monospaced ones are left out.
+NUMERAL_FAMILIES: tuple[str, ...] = (
+    "Lato-", "OpenSans-", "Carlito-", "Caladea-", "FreeSans", "FreeSerif", "DejaVuSans-",
+    "DejaVuSansCondensed-", "DejaVuSerif", "Liberation", "Roboto", "Comfortaa-", "LeagueSpartan-",
+    "Cantarell-", "NimbusSans", "NimbusRoman", "URWGothic-", "URWBookman-", "C059-", "P052-",
+    "NotoSans-", "NotoSerif-", "NotoSansDisplay-", "NotoSerifDisplay-", "texgyreheros", "texgyreadventor",
+)  # fmt: skip
+_HEAVY_WEIGHTS = ("bold", "black", "heavy", "demi")
+
+
+@lru_cache(maxsize=1)
+def numeral_fonts() -> tuple[str, ...]:
+    """Faces for numerals: the vendored ones, then every heavy Latin face installed (absolute paths).
+
+    Only where datasets are rendered does this find more than the vendored faces; the result is
+    sorted, so a seeded scene is the same on two machines with the same fonts.
+    """
+    installed = (
+        sorted(
+            str(path)
+            for pattern in ("*.ttf", "*.otf")
+            for path in SYSTEM_FONT_DIR.rglob(pattern)
+            if path.name.startswith(NUMERAL_FAMILIES)
+            and any(weight in path.name.lower() for weight in _HEAVY_WEIGHTS)
+            and "mono" not in path.name.lower()
+        )
+        if SYSTEM_FONT_DIR.is_dir()
+        else []
+    )
+    return CARD_FONTS + tuple(installed)
+
+
 @lru_cache(maxsize=512)
 def font(name: str, size: int) -> ImageFont.FreeTypeFont:
-    """A vendored TrueType font at a pixel size (cached: loading a face costs ~1 ms)."""
-    return ImageFont.truetype(str(FONT_DIR / name), max(4, size))
+    """A TrueType font at a pixel size: a vendored face by file name, or any face by absolute path
+    (cached: loading a face costs ~1 ms)."""
+    path = Path(name) if Path(name).is_absolute() else FONT_DIR / name
+    return ImageFont.truetype(str(path), max(4, size))
 
 
 @lru_cache(maxsize=16384)
-def text_mask(text: str, height: int, font_name: str, width_scale: float = 1.0) -> np.ndarray:
-    """Ink mask of ``text`` cropped to its ink, scaled so the ink is ``height`` pixels tall.
+def text_mask(
+    text: str, height: int, font_name: str, width_scale: float = 1.0, shear: float = 0.0
+) -> np.ndarray:
+    """Ink mask of ``text`` cropped to its ink, scaled so the ink is ``height`` pixels tall;
+    ``shear`` slants it like an italic (x moves right by ``shear`` × height from bottom to top).
 
     Cached (a pure function of its arguments; the same few symbols recur in every scene): callers
     must not modify the returned array.
@@ -51,11 +93,58 @@ def text_mask(text: str, height: int, font_name: str, width_scale: float = 1.0) 
     canvas = Image.new("L", (right - left + 4, bottom - top + 4), 0)
     ImageDraw.Draw(canvas).text((2 - left, 2 - top), text, font=face, fill=255)
     mask = _crop_to_ink(np.asarray(canvas))
+    if shear:
+        mask = _sheared(mask, shear)
     scale = height / max(1, mask.shape[0])
     size = (max(1, round(mask.shape[1] * scale * width_scale)), max(1, height))
     resized = cv2.resize(mask, size, interpolation=cv2.INTER_AREA)
     resized.flags.writeable = False
     return resized
+
+
+def _sheared(mask: np.ndarray, shear: float) -> np.ndarray:
+    """An italic slant: the top moves right by ``shear`` × height against the bottom."""
+    height, width = mask.shape
+    extra = round(abs(shear) * height) + 2
+    offset = extra if shear < 0 else 0
+    matrix = np.float32([[1, -shear, shear * height + offset if shear > 0 else offset], [0, 1, 0]])
+    slanted = cv2.warpAffine(mask, matrix, (width + extra, height), flags=cv2.INTER_LINEAR)
+    return _crop_to_ink(slanted)
+
+
+def flagged_one_mask(height: int, rng: np.random.Generator, shear: float = 0.0) -> np.ndarray:
+    """The 1 of recent Mattel decks: a heavy stem with a long flag reaching down-left, sometimes a
+    foot. Several decks print it; a model that only saw plain 1s reads it as a 7."""
+    s = height * SUPERSAMPLE
+    stem = rng.uniform(0.2, 0.28)
+    flag_drop = rng.uniform(0.25, 0.45)  # how far down the flag's tip reaches
+    flag_reach = rng.uniform(0.3, 0.45)  # how far left of the stem it reaches
+    w = round(s * (stem + flag_reach + 0.08))
+    mask = np.zeros((s, w), np.uint8)
+    x_stem = w - stem * s - 0.04 * s
+    cv2.fillPoly(
+        mask,
+        [
+            np.int32([(x_stem, 0), (x_stem + stem * s, 0), (x_stem + stem * s, s), (x_stem, s)]),
+            np.int32(
+                [
+                    (x_stem, 0),
+                    (x_stem + stem * s * 0.6, 0),
+                    (x_stem - flag_reach * s + stem * s * 0.35, flag_drop * s + stem * s * 0.55),
+                    (x_stem - flag_reach * s, flag_drop * s),
+                ]
+            ),
+        ],
+        255,
+        cv2.LINE_AA,
+    )
+    if rng.random() < 0.3:  # a foot
+        foot = round(s * rng.uniform(0.09, 0.13))
+        cv2.rectangle(mask, (round(x_stem - 0.18 * s), s - foot), (w - 1, s - 1), 255, -1)
+    mask = _sheared(mask, shear) if shear else mask
+    mask = _crop_to_ink(mask)
+    out_w = max(1, round(mask.shape[1] * height / max(1, mask.shape[0])))
+    return cv2.resize(mask, (out_w, height), interpolation=cv2.INTER_AREA)
 
 
 def _crop_to_ink(mask: np.ndarray) -> np.ndarray:
@@ -92,10 +181,27 @@ def _arrow(
     )
 
 
-def pictogram_mask(symbol: str, height: int, rng: np.random.Generator) -> np.ndarray:
-    """Ink mask of a drawn (non-text) symbol, ``height`` pixels tall; shapes are jittered by ``rng``."""
+def pictogram_mask(symbol: str, height: int, rng: np.random.Generator, variant: str = "") -> np.ndarray:
+    """Ink mask of a drawn (non-text) symbol, ``height`` pixels tall; shapes are jittered by ``rng``.
+
+    ``variant`` picks another print of a symbol: ``"diagonal"`` for the reverse of recent decks (two
+    straight arrows side by side along the diagonal)."""
     s = height * SUPERSAMPLE
-    if symbol in ("skip",):
+    if symbol == "reverse" and variant == "diagonal":
+        w = round(s * rng.uniform(0.8, 0.95))
+        mask = np.zeros((s, w), np.uint8)
+        shaft, head = s * rng.uniform(0.14, 0.19), s * rng.uniform(0.3, 0.38)
+        apart = s * rng.uniform(0.1, 0.16)  # each arrow's offset from the diagonal
+        for sign in (1, -1):
+            tail = (
+                w / 2 - sign * 0.05 * w + sign * apart * 0.7,
+                s / 2 + sign * 0.05 * s + sign * apart * 0.7,
+            )
+            tip = (w / 2 + sign * 0.46 * w, s / 2 - sign * 0.46 * s)
+            tail = (tail[0] - sign * 0.25 * w, tail[1] + sign * 0.25 * s)
+            arrow = _arrow(tail, (tip[0] - sign * apart * 0.3, tip[1] - sign * apart * 0.3), shaft, head)
+            cv2.fillPoly(mask, [np.round(arrow).astype(np.int32)], 255, cv2.LINE_AA)
+    elif symbol in ("skip",):
         w = s
         mask = np.zeros((s, w), np.uint8)
         thick = max(2, round(s * rng.uniform(0.13, 0.2)))

@@ -22,13 +22,17 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from referee.render.cards import CARD_ASPECT, DESIGNS, CardSprite, render_back, render_card
+from referee.render.cards import CARD_ASPECT, PRINT_FAMILIES, CardSprite, render_back, render_card
 from referee.render.compose import PlacedCard, Scene, pose_homography, transform_points
 from referee.render.objects import hand_sprite, random_distractor
 from referee.render.surfaces import add_glare, glare_map, photometric, table_surface
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES, WILD_SYMBOLS, card_name
 
 SCENE_WEIGHTS: dict[str, float] = {"discard": 0.42, "table": 0.26, "fan": 0.21, "negative": 0.11}
+
+#: Shares of the print families in training scenes (classic, modern, recent, offbrand): the decks
+#: in circulation, with the recent Mattel print as common as the one before it.
+FAMILY_SHARES: tuple[float, ...] = (0.22, 0.33, 0.33, 0.12)
 
 #: Sprites are rendered a little larger than they appear, then shrunk by the warp (sharper print).
 _OVERSAMPLE = 1.3
@@ -43,7 +47,7 @@ class DeckStyle:
 
     @staticmethod
     def random(rng: np.random.Generator) -> DeckStyle:
-        return DeckStyle(str(rng.choice(DESIGNS, p=[0.4, 0.6])), bool(rng.random() < 0.3))
+        return DeckStyle(str(rng.choice(PRINT_FAMILIES, p=FAMILY_SHARES)), bool(rng.random() < 0.3))
 
 
 @dataclass
@@ -86,7 +90,7 @@ def _sprite(
         return render_back(height, rng)
     if rng.random() < 0.05:
         style = DeckStyle.random(rng)
-    return render_card(random_card_name(rng), style.design, style.colourblind, height, rng)
+    return render_card(random_card_name(rng), style.design, style.colourblind, height, rng, variety=True)
 
 
 def random_camera(size: int, rng: np.random.Generator, tilt: float) -> np.ndarray:
