@@ -36,7 +36,7 @@ def test_sentences_are_matched_to_the_utterance_that_said_them():
     shutil.which("espeak-ng") is None, reason="espeak-ng is not installed (apt install espeak-ng)"
 )
 def test_keeping_up_leaves_out_routine_and_trails_less(capsys):
-    argv = ["bench", "speech", "--steps", "8", "--interval", "0.2", "--rate", "400", "--language", "en"]
+    argv = ["bench", "speech", "--steps", "6", "--interval", "0.2", "--rate", "400", "--language", "en"]
     assert main(argv) == 0
     keeping_up = capsys.readouterr().out
     assert main([*argv, "--no-keep-up"]) == 0

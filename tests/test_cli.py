@@ -14,16 +14,21 @@ def test_help_lists_commands(capsys):
     assert "COMMAND" in capsys.readouterr().out
 
 
-def test_user_error_is_one_line(monkeypatch, capsys):
+def main_raising(monkeypatch, error: Exception) -> int:
+    """The command line with a command that fails with ``error``."""
     import referee.cli as cli
 
     def failing(_args):
-        raise UserError("the file   x.yaml\n is broken: fix line 3")
+        raise error
 
     parser = cli.build_parser()
     monkeypatch.setattr(cli, "build_parser", lambda: parser)
     parser.set_defaults(handler=failing)
-    assert main([]) == 2
+    return main([])
+
+
+def test_user_error_is_one_line(monkeypatch, capsys):
+    assert main_raising(monkeypatch, UserError("the file   x.yaml\n is broken: fix line 3")) == 2
     err = capsys.readouterr().err
     assert err == "uno-referee: error: the file x.yaml is broken: fix line 3\n"
 
@@ -61,15 +66,8 @@ def test_a_command_that_needs_opencv_says_what_to_install():
 
 
 def test_a_missing_system_library_names_the_debian_packages(monkeypatch, capsys):
-    import referee.cli as cli
-
-    def needs_libxcb(_args):
-        raise ImportError("libxcb.so.1: cannot open shared object file: No such file or directory")
-
-    parser = cli.build_parser()
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
-    parser.set_defaults(handler=needs_libxcb)
-    assert main([]) == 2
+    missing = ImportError("libxcb.so.1: cannot open shared object file: No such file or directory")
+    assert main_raising(monkeypatch, missing) == 2
     assert capsys.readouterr().err == (
         "uno-referee: error: a system library is missing: libxcb.so.1; install it with: "
         "sudo apt install libxcb1 libgl1 libglib2.0-0 (docs/hardware.md §1)\n"
@@ -77,13 +75,5 @@ def test_a_missing_system_library_names_the_debian_packages(monkeypatch, capsys)
 
 
 def test_an_import_error_of_our_own_stays_an_internal_error(monkeypatch, capsys):
-    import referee.cli as cli
-
-    def broken(_args):
-        raise ImportError("cannot import name 'nothing' from 'referee.rules'")
-
-    parser = cli.build_parser()
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
-    parser.set_defaults(handler=broken)
-    assert main([]) == 3
+    assert main_raising(monkeypatch, ImportError("cannot import name 'nothing' from 'referee.rules'")) == 3
     assert "internal error: ImportError" in capsys.readouterr().err
