@@ -144,7 +144,12 @@ def test_every_card_and_message_can_be_spoken(language):
     book = PhraseBook(language)
     spoken = {name: book.card(card) for name, card in CARDS_BY_NAME.items()}
     assert len(set(spoken.values())) == len(spoken)  # no two cards sound the same
-    values = {"player": "Ben", "scores": {"Anna": 12, "Ben": 30}, "colour": "yellow"}
+    values = {
+        "player": "Ben",
+        "players": ("Anna", "Ben"),
+        "scores": {"Anna": 12, "Ben": 30},
+        "colour": "yellow",
+    }
     for key in load_phrases()["messages"]:
         sentence = book.message(key, **values)
         assert "{" not in sentence and sentence[-1] in ".!?", sentence
@@ -162,7 +167,12 @@ def every_sentence(book: PhraseBook) -> list[str]:
     for mode in ROUND_WON_VARIANTS:
         scored = PhraseBook(book.language, match_mode=mode)
         sentences += [scored.event(event) for cls in EVENT_TYPES for event in instances(cls)]
-    values = {"player": "Ben", "scores": {"Anna": 12, "Ben": 30}, "colour": "yellow"}
+    values = {
+        "player": "Ben",
+        "players": ("Anna", "Ben"),
+        "scores": {"Anna": 12, "Ben": 30},
+        "colour": "yellow",
+    }
     sentences += [book.message(key, **values) for key in load_phrases()["messages"]]
     for card in CARDS_BY_NAME.values():
         sentences += [

@@ -19,9 +19,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from referee.table.config import load_config
+    from referee.table.controls import TableControls
     from referee.table.doctor import refuse_to_start
     from referee.table.session import open_live_game
 
     config = load_config(args.config)
     refuse_to_start(config)
-    return open_live_game(config).play()
+    game = open_live_game(config)
+    # at a real table the buttons are all there is: long presses for new games, rounds, shutdown
+    game.table_controls = TableControls(game.pipeline, game.journal, config)
+    return game.play()

@@ -23,6 +23,9 @@ CHALLENGE       the victim challenges the Wild Draw Four on top
 UNDO            take back the last accepted observation (or cancel an open prompt)
 ==============  ============================================================================
 
+Long presses (new game, next round, end of match, shut down) never reach the app: the pipeline
+hands them to :class:`referee.table.controls.TableControls`.
+
 >>> from hardware.speaker import RecordingSpeaker
 >>> from referee.rules import Table
 >>> app = RefereeApp(Table.deal(["Anna", "Ben"], "official"), RecordingSpeaker(), PhraseBook("en"))
@@ -132,6 +135,15 @@ class RefereeApp:
         self.seats = SeatDirections(table.players)
         #: Every verdict in order, for summaries and tests.
         self.verdicts: list[tuple[Observation, Verdict]] = []
+
+    def restart(self, table: Table, game_id: int | None) -> None:
+        """Referee another game (a new match from the buttons) with the same speaker and journal."""
+        self.table = table
+        self.game_id = game_id
+        self.phrases = self.phrases.for_rules(table.rules)
+        self.prompt = None
+        self.seats = SeatDirections(table.players)
+        self.verdicts = []
 
     # --- inputs ---------------------------------------------------------------------------------
 
