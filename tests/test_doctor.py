@@ -251,3 +251,16 @@ def test_every_fatal_check_has_a_sentence_to_say():
     fatal = ["config", "calibration", "camera", "discard_zone", "buttons", "model", "journal"]
     for language, name in itertools.product(LANGUAGES, fatal):
         assert PhraseBook(language).message(f"cannot_start_{name}").endswith(".")
+
+
+def test_the_status_led_pin_is_checked_with_the_buttons(tmp_path):
+    write_profile(tmp_path / "calibration.json")
+    config = config_for(tmp_path, '[buttons]\ninput = "gpio"\n[led]\nenabled = true\npin = 17\n')
+    factory = MockFactory()
+    holder = Button(17, pin_factory=factory)
+    try:
+        check = checks_by_name(config, fake_devices(gpio_factory=lambda: factory))["buttons"]
+    finally:
+        holder.close()
+    assert not check.ok and "status LED" in check.detail
+    assert checks_by_name(config, fake_devices())["buttons"].detail.endswith("free, status LED on 17")

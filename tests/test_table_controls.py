@@ -142,3 +142,49 @@ def test_shift_and_a_key_is_the_long_press_on_a_keyboard():
     keyboard.wait_until_read()
     presses = [(p.button.value, p.held) for p in keyboard.drain()]
     assert presses == [("green", False), ("green", True), ("undo", True), ("uno", False)]
+
+
+def test_the_status_light_follows_what_the_referee_does(table):
+    from hardware.status_light import RecordingStatusLight
+    from referee.table.controls import StatusReporter
+
+    light, now = RecordingStatusLight(), [0.0]
+    table.pipeline.watcher = SimpleNamespace(reads=0)
+    status = StatusReporter(light, clock=lambda: now[0])
+    status.update(table.pipeline)  # the game waits for a play: ready
+    table.pipeline.watcher.reads = 1  # the pile moved and was read
+    status.update(table.pipeline)
+    now[0] = 2.0
+    status.update(table.pipeline)
+    table.pipeline.feed(CameraLost("fake camera", 2.0))
+    status.update(table.pipeline)
+    table.pipeline.camera_lost = False
+    table.app.table = SimpleNamespace(waiting_for="colour")
+    status.update(table.pipeline)
+    assert light.states == ["ready", "reading", "ready", "error", "waiting"]
+
+
+def test_the_status_led_blinks_through_gpiozero():
+    from hardware.status_light import GpioStatusLight
+
+    factory = MockFactory()
+    light = GpioStatusLight(17, pin_factory=factory)
+    pin = factory.pin(17)
+    light.show("ready")
+    assert pin.state == 1
+    light.show("reading")  # 0.1 s on, 0.1 s off
+    seen = set()
+    deadline = time.monotonic() + 2
+    while len(seen) < 2 and time.monotonic() < deadline:
+        seen.add(pin.state)
+        time.sleep(0.01)
+    light.close()
+    assert seen == {0, 1}
+
+
+def test_the_led_pin_may_not_be_a_button_s():
+    from referee.errors import UserError
+
+    with pytest.raises(UserError, match=r"GPIO pin 5 is given to both buttons.draw and led.pin"):
+        parse_config('players = ["Anna", "Ben"]\n[led]\nenabled = true\npin = 5\n')
+    assert parse_config('players = ["Anna", "Ben"]\n[led]\npin = 5\n').led.pin == 5  # off: not checked

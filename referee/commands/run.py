@@ -18,8 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from hardware.status_light import GpioStatusLight
     from referee.table.config import load_config
-    from referee.table.controls import TableControls
+    from referee.table.controls import StatusReporter, TableControls
     from referee.table.doctor import refuse_to_start
     from referee.table.session import open_live_game
 
@@ -28,4 +29,6 @@ def handle(args: argparse.Namespace) -> int:
     game = open_live_game(config)
     # at a real table the buttons are all there is: long presses for new games, rounds, shutdown
     game.table_controls = TableControls(game.pipeline, game.journal, config)
+    if config.led.enabled:
+        game.status = StatusReporter(GpioStatusLight(config.led.pin))
     return game.play()

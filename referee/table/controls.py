@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from hardware.buttons import ButtonName
+from hardware.status_light import LightState, StatusLight
 from referee.rules import Table
 from referee.table.config import RefereeConfig
 from referee.table.journal import Journal
@@ -123,3 +125,40 @@ class TableControls:
 
     def _say(self, key: str, **values: object) -> None:
         self.app.say(self.app.phrases.message(key, **values))
+
+
+#: What the referee can wait for that only a button gives (a long one after the match).
+BUTTON_WAITS = frozenset({"colour", "target", "challenge_or_accept", "reveal", "scores", "match_over"})
+
+
+class StatusReporter:
+    """Shows on the status LED what the referee is doing (:mod:`hardware.status_light`)."""
+
+    def __init__(
+        self, light: StatusLight, clock: Callable[[], float] = time.monotonic, reading_s: float = 1.0
+    ):
+        self.light = light
+        self.clock = clock
+        #: How long after a read of the pile the LED still says "reading".
+        self.reading_s = reading_s
+        self._reads = 0
+        self._last_read = -float("inf")
+
+    def update(self, pipeline: Pipeline) -> LightState:
+        """The state now (called after every frame), shown on the LED."""
+        now = self.clock()
+        if pipeline.watcher is not None and pipeline.watcher.reads != self._reads:
+            self._reads = pipeline.watcher.reads
+            self._last_read = now
+        app = pipeline.app
+        state: LightState
+        if pipeline.camera_lost:
+            state = "error"
+        elif pipeline.paused or app.prompt is not None or app.table.waiting_for in BUTTON_WAITS:
+            state = "waiting"
+        elif now - self._last_read < self.reading_s:
+            state = "reading"
+        else:
+            state = "ready"
+        self.light.show(state)
+        return state

@@ -26,6 +26,7 @@ from calibration.profile import CalibrationProfile
 from hardware.buttons import GpioButtons
 from hardware.camera import FrameSource, open_source, read_still
 from hardware.speaker import Announcer, Pyttsx3Voice, Speaker, SpeechUnavailable, choose_voice_id
+from hardware.status_light import GpioStatusLight
 from referee.errors import UserError
 from referee.table.config import RefereeConfig
 from referee.table.journal import Journal
@@ -252,10 +253,13 @@ def _check_buttons(config: RefereeConfig, devices: Devices) -> Check:
         )
     try:
         GpioButtons(buttons.pins(), pin_factory=factory).close()
+        if config.led.enabled:
+            GpioStatusLight(config.led.pin, pin_factory=factory).close()
     except UserError as error:
         return Check("buttons", False, f"{error} (another program holds the pin? stop it)")
     pins = ", ".join(str(pin) for pin in buttons.pins().values())
-    return Check("buttons", True, f"GPIO pins {pins} free")
+    led = f", status LED on {config.led.pin}" if config.led.enabled else ""
+    return Check("buttons", True, f"GPIO pins {pins} free{led}")
 
 
 def _check_speech(config: RefereeConfig, devices: Devices) -> Iterator[Check]:

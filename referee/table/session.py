@@ -22,7 +22,7 @@ from referee.errors import UserError
 from referee.rules import Setup, Table, Verdict, observation_from_dict
 from referee.table.app import RefereeApp
 from referee.table.config import RefereeConfig
-from referee.table.controls import TableControls
+from referee.table.controls import StatusReporter, TableControls
 from referee.table.journal import Journal, SavedGame
 from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
@@ -44,6 +44,8 @@ class Pipeline:
     on_hold: Callable[[ButtonName], None] | None = None
     #: While True (a match ended from the buttons) the pile is still watched but means nothing.
     paused: bool = False
+    #: Between a ``CameraLost`` and the ``CameraBack`` (for the status LED).
+    camera_lost: bool = False
 
     def __post_init__(self) -> None:
         if self.app.read_scoring_zone is None:
@@ -52,6 +54,7 @@ class Pipeline:
     def feed(self, item: Frame | CameraLost | CameraBack) -> list[Verdict]:
         """One frame (or camera outage event); returns the verdicts it produced."""
         if isinstance(item, (CameraLost, CameraBack)):
+            self.camera_lost = isinstance(item, CameraLost)
             self.app.on_camera(item)
             return []
         self.last_frame = item.image
@@ -147,6 +150,8 @@ class LiveGame:
     speaker: Speaker
     journal: Journal
     table_controls: TableControls | None = None
+    #: The status LED's driver, where there is one (``[led] enabled``).
+    status: StatusReporter | None = None
 
     def play(self) -> int:
         """Referee until the match is won (or, with table controls, until shut down) or the frames
@@ -163,6 +168,8 @@ class LiveGame:
         return 0
 
     def _over(self) -> bool:
+        if self.status is not None:
+            self.status.update(self.pipeline)
         if self.table_controls is not None:
             return self.table_controls.finished()
         return self.pipeline.app.table.state().match_winner is not None
@@ -170,6 +177,8 @@ class LiveGame:
     def close(self) -> None:
         if self.buttons is not None:
             self.buttons.close()
+        if self.status is not None:
+            self.status.light.close()
         self.speaker.close()
         self.journal.close()
 
