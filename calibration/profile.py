@@ -131,3 +131,9 @@ class CalibrationProfile:
             what = f"zones {', '.join(missing)}" if missing else "four table corners"
             raise UserError(f"{source} lacks the {what}: run uno-referee calibrate again")
         return profile
+
+
+def deck_beside(profile_path: Path) -> Path:
+    """Where ``calibrate --deck`` keeps the deck learnt at the table: beside its profile, where
+    ``run`` and ``watch`` look for it."""
+    return Path(profile_path).expanduser().with_suffix(".deck.json")

@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "history",
     "scores",
     "detect",
+    "deck",
     "scenarios",
     "bench",
     "dataset",

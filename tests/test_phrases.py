@@ -149,6 +149,7 @@ def test_every_card_and_message_can_be_spoken(language):
         "players": ("Anna", "Ben"),
         "scores": {"Anna": 12, "Ben": 30},
         "colour": "yellow",
+        "cards": "x",
     }
     for key in load_phrases()["messages"]:
         sentence = book.message(key, **values)
@@ -172,6 +173,7 @@ def every_sentence(book: PhraseBook) -> list[str]:
         "players": ("Anna", "Ben"),
         "scores": {"Anna": 12, "Ben": 30},
         "colour": "yellow",
+        "cards": "x",
     }
     sentences += [book.message(key, **values) for key in load_phrases()["messages"]]
     for card in CARDS_BY_NAME.values():

@@ -66,6 +66,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--colours-json", type=Path, metavar="FILE", help="also export the colour model as JSON"
     )
+    parser.add_argument(
+        "--deck",
+        action="store_true",
+        help="learn your deck's faces at the table: lay them a few at a time in the scoring zone, as told",
+    )
+    parser.add_argument(
+        "--deck-image",
+        action="append",
+        default=[],
+        metavar="FACES=FILE",
+        help="headless deck learning: a camera picture with FACES (e.g. red-0,red-1,red-2) laid left to "
+        "right in the scoring zone",
+    )
     parser.add_argument("--output", type=Path, help="profile file (default: [calibration] profile)")
     parser.add_argument("--preview", type=Path, help="preview picture (default: beside the profile)")
     parser.set_defaults(handler=run)
@@ -122,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
             colour_error = error  # the plane and zones are good: save them, then say what failed
             colours = "kept from the previous profile" if previous else "left at the defaults"
     profile.save(output)
+    deck_note = None
+    if args.deck or args.deck_image:
+        from calibration.profile import deck_beside
+
+        deck_note = _learn_deck_at_the_table(args, config, phrases, profile, frame.shape, deck_beside(output))
     preview = (args.preview or output.with_suffix(".preview.png")).expanduser()
     if not cv2.imwrite(str(preview), draw_preview(frame, profile)):
         raise UserError(
@@ -134,10 +152,90 @@ def run(args: argparse.Namespace) -> int:
     for name, zone in profile.zones.items():
         print(f"  {name} zone: x {zone.x:g}, y {zone.y:g}, {zone.width:g} × {zone.height:g} mm")
     print(f"  check the zones in {preview}")
+    if deck_note:
+        print(deck_note)
     print(phrases.message("calibration_saved"))
     if colour_error is not None:
         raise UserError(f"{colour_error} (the table and zones were saved, the colours {colours})")
     return 0
+
+
+#: Faces laid at once in the scoring zone when a deck is learnt at the table.
+FACES_PER_ROW = 4
+
+
+def _learn_deck_at_the_table(
+    args: argparse.Namespace, config, phrases, profile, frame_shape, out: Path
+) -> str:
+    """Learn the deck from faces laid in the scoring zone, a row of a few at a time: from
+    ``--deck-image`` pictures, or at the camera, told by voice and on the console what to lay.
+    A row that cannot be read is said in one line and asked for again (camera) or skipped (files)."""
+    from hardware.camera import open_source, read_image, read_still
+    from hardware.speaker import open_speaker
+    from referee.errors import UserError
+    from referee.rules import Rules
+    from referee.rules.cards import deck as full_deck
+    from referee.table.session import card_reader
+    from referee.vision.deck import DeckBuilder, faces_in_a_row
+
+    reader = card_reader(None, config.detector.model, config.detector.backend, config.detector.threads)
+    view = profile.table_view()
+    builder = DeckBuilder(reader.glyphs, "the table")
+    problems: list[str] = []
+
+    def learn_row(picture, faces: list[str]) -> None:
+        crop = view.crop(picture, "scoring")
+        for face, boxes in faces_in_a_row(crop, reader.read, faces):
+            builder.add(face, crop, boxes)
+
+    for item in args.deck_image:
+        faces_text, separator, path = item.partition("=")
+        faces = [face.strip() for face in faces_text.split(",") if face.strip()]
+        if not separator or not faces:
+            raise UserError(f"--deck-image {item!r}: write FACES=FILE, e.g. red-0,red-1,red-2=row1.jpg")
+        picture = read_image(path)
+        if picture.shape != frame_shape:
+            raise UserError(
+                f"{path} is not the size of the calibration picture: take all pictures with one camera"
+            )
+        try:
+            learn_row(picture, faces)
+        except UserError as error:
+            problems.append(f"{path}: {error}")
+    if args.deck:
+        if args.image is not None:
+            raise UserError(
+                "--deck shoots pictures with the camera: with --image give --deck-image FACES=FILE"
+            )
+        speaker = open_speaker(config.speech.enabled, config.language)
+        source = open_source(args.camera or config.camera.source, config.camera.width, config.camera.height)
+        faces_all = list(dict.fromkeys(card.name for card in full_deck(Rules.preset("official"))))
+        rows = [faces_all[i : i + FACES_PER_ROW] for i in range(0, len(faces_all), FACES_PER_ROW)]
+        for number, faces in enumerate(rows, 1):
+            spoken = ", ".join(phrases.card(face) for face in faces)
+            prompt = phrases.message("calibration_lay_faces", cards=spoken)
+            while True:
+                speaker.say(prompt)
+                answer = input(f"({number}/{len(rows)}) {prompt} [Enter, s = skip, q = stop] ")
+                if answer.strip().lower().startswith(("s", "q")):
+                    break
+                try:
+                    learn_row(read_still(source).image, faces)
+                    break
+                except UserError as error:
+                    speaker.say(str(error))
+                    print(error)
+            if answer.strip().lower().startswith("q"):
+                break
+    deck = builder.build(problems)
+    deck.save(out)
+    for problem in problems:
+        print(f"uno-referee: skipped: {problem}")
+    faces_all = list(dict.fromkeys(card.name for card in full_deck(Rules.preset("official"))))
+    missing = deck.missing(faces_all)
+    return f"  deck: {len(deck.faces)} faces learnt, saved to {out}" + (
+        f"; not shown, read by the general model: {', '.join(missing)}" if missing else ""
+    )
 
 
 def _previous_colours(output: Path):

@@ -21,7 +21,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Score the detector (boxes) and the card reader (cards) on labelled pictures.",
     )
     parser.add_argument(
-        "folder", type=Path, help="rendered dataset folder, or a YOLO folder (images/, labels/)"
+        "folder",
+        type=Path,
+        nargs="?",
+        help="rendered dataset folder, a YOLO folder (images/, labels/), or a folder of one-card photos "
+        "named in labels.jsonl",
+    )
+    parser.add_argument(
+        "--real",
+        action="append",
+        metavar="FOLDER[:NAMES]",
+        help="a real deck, scored on its own (repeat for each deck): one-card photos with labels.jsonl, "
+        "or a YOLO folder of photos with a names file after the colon; each deck is marked seen or "
+        "unseen by the models, and only unseen decks count as leave-one-deck-out figures",
     )
     parser.add_argument("--split", default="val", help="split of a rendered dataset (default val)")
     parser.add_argument(
@@ -55,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
     from referee.lab.evaluate import draw_confusion, evaluate, labelled_images
     from referee.vision.options import reader_from_args, tiles_from_args
 
+    if args.real:
+        return run_per_deck(args)
+    if args.folder is None:
+        raise UserError("name a labelled folder, or real decks with --real FOLDER")
     if not args.folder.is_dir():
         raise UserError(f"no such folder: {args.folder}")
     images = labelled_images(args.folder, args.split, args.roboflow, args.named)[: args.limit]
@@ -82,6 +98,63 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"cannot write the report into {args.report}: {error.strerror}") from error
     print(summary(report))
     print(f"report: {args.report / 'report.json'}, confusion matrix: {args.report / 'confusion.png'}")
+    return 0
+
+
+def deck_name(folder: Path) -> str:
+    """A deck's name: its folder's (``uno-cards-criscard``), or the parent's for a split folder."""
+    folder = folder.resolve()
+    return folder.parent.name if folder.name in ("train", "valid", "val", "test") else folder.name
+
+
+def run_per_deck(args: argparse.Namespace) -> int:
+    """Score each ``--real`` deck apart: top-1, symbol and colour accuracy, doubled and missed cards,
+    the worst card; a deck the detector or the glyph classifier trained on is marked *seen*."""
+    from referee.errors import UserError
+    from referee.lab.evaluate import evaluate, labelled_images
+    from referee.vision.options import reader_from_args, tiles_from_args
+
+    reader = reader_from_args(args)
+    seen_by_models = set(reader.detector.info.decks_seen)
+    if reader.glyphs is not None:
+        seen_by_models |= set(reader.glyphs.info.get("decks_seen", []))
+    decks = {}
+    for spec in args.real:
+        folder_text, _, names = spec.partition(":")
+        folder = Path(folder_text)
+        if not folder.is_dir():
+            raise UserError(f"no such deck folder: {folder}")
+        images = labelled_images(folder, args.split, args.roboflow, Path(names) if names else None)[
+            : args.limit
+        ]
+        named = evaluate(reader, images, tiles_from_args(args)).to_json().get("named")
+        if named is None:
+            raise UserError(f"{spec}: no named cards to score (give a labels.jsonl folder or a names file)")
+        name = deck_name(folder)
+        decks[name] = {"folder": str(folder), "seen": name in seen_by_models, **named}
+    unseen = [deck for deck in decks.values() if not deck["seen"]]
+    report = {
+        "model": str(reader.detector.info.path),
+        "glyph_model": str(reader.glyphs.path) if reader.glyphs is not None else None,
+        "deck": str(args.deck) if args.deck else None,
+        "decks": decks,
+        "unseen_top1_min": min((deck["top1_accuracy"] for deck in unseen), default=None),
+    }
+    try:
+        args.report.mkdir(parents=True, exist_ok=True)
+        (args.report / "decks.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot write the report into {args.report}: {error.strerror}") from error
+    for name, deck in decks.items():
+        mistakes = ", ".join(f"{m['named']}→{m['read']}" for m in deck["mistakes"][:6])
+        print(
+            f"{name} ({'seen in training' if deck['seen'] else 'unseen: leave-one-deck-out'}), "
+            f"{deck['photos']} photos: top-1 {deck['top1_accuracy']:.3f} "
+            f"(symbol {deck['symbol_accuracy']:.3f}, "
+            f"colour {deck['colour_accuracy']:.3f}); worst card {deck['worst_card_accuracy']:.2f}; "
+            f"doubled {deck['doubled']}" + (f"; mistakes: {mistakes}" if mistakes else "")
+        )
+    print(f"report: {args.report / 'decks.json'}")
     return 0
 
 

@@ -74,6 +74,8 @@ def labelled_images(
 
     ``named`` (YOLO folders only) keeps just the photos a names file names, each with its card.
     """
+    if (folder / PHOTO_LABELS).is_file():
+        return card_photos(folder)
     if (folder / "meta" / split).is_dir():
         if named is not None:
             raise UserError("a names file is for YOLO folders of photos; rendered scenes name every card")
@@ -84,6 +86,36 @@ def labelled_images(
     raise UserError(
         f"{folder} is neither a rendered dataset (meta/{split}/) nor a YOLO folder (images/ and labels/)"
     )
+
+
+#: A folder of single-card photos names each photo's card in this file, one JSON object a line:
+#: ``{"image": "images/Blue_011_card_Reverse.jpg", "card": "blue-reverse"}`` (the criscard layout).
+PHOTO_LABELS = "labels.jsonl"
+
+
+def card_photos(folder: Path) -> list[LabelledImage]:
+    """The photos of a single-card deck folder, each with its named card (no boxes: the whole photo)."""
+    from referee.rules.cards import CardError, parse_card
+
+    result = []
+    labels = folder / PHOTO_LABELS
+    for number, line in enumerate(labels.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            path, name = folder / record["image"], record["card"]
+            parse_card(name)
+        except (ValueError, KeyError, TypeError, CardError) as error:
+            raise UserError(
+                f'{labels}:{number} is not {{"image": "images/x.jpg", "card": "red-7"}} ({error})'
+            ) from error
+        if not path.is_file():
+            raise UserError(f"{labels}:{number} names {record['image']}, which is not in {folder}")
+        result.append(LabelledImage(path, (), None, TruthCard(name, ()), kind="photo"))
+    if not result:
+        raise UserError(f"{labels} names no photo")
+    return result
 
 
 def _yolo_rows(label_file: Path, roboflow: bool) -> list[tuple[int, float, float, float, float]]:
@@ -226,6 +258,7 @@ class Evaluation:
     named_colours: PrecisionRecall = field(default_factory=PrecisionRecall)
     named_symbols: PrecisionRecall = field(default_factory=PrecisionRecall)
     named_mistakes: Counter = field(default_factory=Counter)  # (named, read or "nothing") → count
+    named_doubled: int = 0  # one-card photos read as two or more different cards
 
     def add_boxes(self, truth: tuple[tuple[int, tuple], ...], detections: list[Detection]) -> None:
         """Match detections to labelled boxes; fill the confusion matrix and the symbol counts."""
@@ -284,13 +317,19 @@ class Evaluation:
             self.cards_on_empty_images += len(cards)
 
     def add_named(self, named: TruthCard, cards: list[Card]) -> None:
-        """Score the card read over a photo's named index: right, wrong, or not read at all."""
-        overlaps = [
-            max(box_iou(np.asarray(named.boxes[0]), np.asarray([d.box for d in card.indices], np.float64)))
-            for card in cards
-        ]
-        best = int(np.argmax(overlaps)) if overlaps else -1
-        read = cards[best].name if best >= 0 and overlaps[best] >= CARD_IOU else None
+        """Score the card read over a photo's named index (or, for a photo of one card, the surest
+        card read anywhere in it): right, wrong, or not read at all. A one-card photo read as more
+        than one card is also counted as doubled."""
+        if not named.boxes:
+            self.named_doubled += len({card.name for card in cards}) > 1
+            read = max(cards, key=lambda card: card.confidence).name if cards else None
+        else:
+            overlaps = [
+                max(box_iou(np.asarray(named.boxes[0]), np.asarray([d.box for d in c.indices], np.float64)))
+                for c in cards
+            ]
+            best = int(np.argmax(overlaps)) if overlaps else -1
+            read = cards[best].name if best >= 0 and overlaps[best] >= CARD_IOU else None
         tallies = ((self.named_cards, _name), (self.named_symbols, _symbol), (self.named_colours, _colour))
         for tally, part in tallies:
             tally.add(part(named.name), part(read) if read else None)
@@ -352,6 +391,11 @@ class Evaluation:
                 "top1_accuracy": self.named_cards.overall()["recall"],
                 "colour_accuracy": self.named_colours.overall()["recall"],
                 "symbol_accuracy": self.named_symbols.overall()["recall"],
+                "doubled": self.named_doubled,
+                "worst_card_accuracy": min(
+                    (float(row["recall"]) for row in self.named_cards.table().values() if row["truth"]),
+                    default=1.0,
+                ),
                 "per_card": self.named_cards.table(),
                 "per_colour": self.named_colours.table(),
                 "per_symbol": self.named_symbols.table(),
@@ -401,7 +445,9 @@ def evaluate(
         evaluation.add_boxes(boxes, detections)
         if item.cards is not None:
             evaluation.add_cards(item.cards, reader.cards_from_detections(image, detections), item.kind)
-        if item.named is not None:
+        if item.named is not None and not item.named.boxes:  # a photo of one card
+            evaluation.add_named(item.named, reader.cards_from_detections(image, detections))
+        elif item.named is not None:
             x1, y1, x2, y2 = item.named.boxes[0]
             width, height = image.shape[1], image.shape[0]
             named = TruthCard(item.named.name, ((x1 * width, y1 * height, x2 * width, y2 * height),))

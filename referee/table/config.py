@@ -146,6 +146,16 @@ class DetectorConfig:
 
 
 @dataclass(frozen=True)
+class VisionConfig:
+    """``deck``: a deck learnt with ``uno-referee deck learn`` (or ``calibrate --deck``), read before
+    the general model; empty: none. ``glyph_model``: the glyph classifier ONNX; empty means the one
+    shipped in ``models/``."""
+
+    deck: str = ""
+    glyph_model: str = ""
+
+
+@dataclass(frozen=True)
 class LedConfig:
     """An optional status LED (docs/hardware.md §12): ready, reading, waiting for a button, error."""
 
@@ -177,6 +187,7 @@ class RefereeConfig:
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     detector: DetectorConfig = field(default_factory=DetectorConfig)
     led: LedConfig = field(default_factory=LedConfig)
+    vision: VisionConfig = field(default_factory=VisionConfig)
 
     def require_players(self) -> tuple[str, ...]:
         """The players, or the one-line error a command that runs a game must give without them."""

@@ -92,14 +92,26 @@ class Pipeline:
 
 
 def card_reader(
-    profile: CalibrationProfile | None, model: str = "", backend: str = "onnxruntime", threads: int = 2
+    profile: CalibrationProfile | None,
+    model: str = "",
+    backend: str = "onnxruntime",
+    threads: int = 2,
+    deck: str = "",
+    glyph_model: str = "",
 ) -> CardReader:
-    """The vision reader with the room's colour profile (or the default colours without one)."""
+    """The vision reader: detector, glyph classifier, the room's colour profile (or the learnt deck's
+    colours, or the defaults) and the user's learnt deck, if any."""
     from referee.vision.backends import load_detector
+    from referee.vision.deck import LearntDeck
+    from referee.vision.glyphs import load_glyph_classifier
 
     detector = load_detector(model or None, backend, threads=threads)
-    colour_model = profile.load_colour_model() if profile is not None else None
-    return CardReader(detector, colour_model)
+    # Colours measured in this room come first; then the learnt deck's; then the defaults.
+    measured = profile is not None and profile.colour_model is not None
+    colour_model = profile.load_colour_model() if measured else None
+    glyphs = load_glyph_classifier(Path(glyph_model) if glyph_model else None)
+    learnt = LearntDeck.load(Path(deck).expanduser()) if deck else None
+    return CardReader(detector, colour_model, glyphs=glyphs, deck=learnt)
 
 
 def pile_reader(reader: ReadsCards, imgsz: int = 0) -> ReadsCards:
@@ -197,9 +209,22 @@ def open_live_game(
     Everything that can be wrong with the set-up (config, calibration, model, camera, journal) is
     checked before anything is opened for long, so a mistake costs a one-line error and no state.
     """
-    profile = load_profile(profile_path or config.calibration.profile)
+    from calibration.profile import deck_beside
+
+    chosen_profile = profile_path or config.calibration.profile
+    profile = load_profile(chosen_profile)
     if reader is None:
-        reader = card_reader(profile, config.detector.model, config.detector.backend, config.detector.threads)
+        # A deck learnt at the table (calibrate --deck) lies beside the profile; [vision] deck wins.
+        beside = deck_beside(chosen_profile)
+        deck = config.vision.deck or (str(beside) if beside.is_file() else "")
+        reader = card_reader(
+            profile,
+            config.detector.model,
+            config.detector.backend,
+            config.detector.threads,
+            deck,
+            config.vision.glyph_model,
+        )
     pile = pile_reader(reader, config.detector.pile_imgsz)
     journal = Journal.open(config.journal.path)
     try:

@@ -43,6 +43,9 @@ class ModelInfo:
     fixed_input: bool  # True when the ONNX input has a static height/width (then imgsz is that size)
     version: str = ""
     trained_on: str = ""
+    #: Real decks whose photos it trained on (folder names, e.g. uno-cards-roboflow): scores on these
+    #: are "seen", never leave-one-deck-out figures.
+    decks_seen: tuple[str, ...] = ()
 
 
 def _check_input_size(size: int) -> None:
@@ -141,6 +144,7 @@ def model_info(
         fixed_input=fixed,
         version=str(metadata.get("version", "")),
         trained_on=str(metadata.get("trained_on", "")),
+        decks_seen=tuple(str(deck) for deck in metadata.get("decks_seen", [])),
     )
 
 

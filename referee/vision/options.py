@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from referee.vision.backends import Detector
+    from referee.vision.deck import LearntDeck
+    from referee.vision.glyphs import GlyphClassifier
     from referee.vision.reader import CardReader
 
 TILING_CHOICES = ("auto", "always", "never")
@@ -39,8 +41,16 @@ def add_detector_arguments(parser: argparse.ArgumentParser, threads: int, backen
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--colours --tiles``, on top of the detector's options."""
+    """``--colours --tiles --deck --glyph-model``, on top of the detector's options."""
     parser.add_argument("--colours", type=Path, help="colour model JSON written by colour calibration")
+    parser.add_argument(
+        "--deck", type=Path, metavar="DECK.json", help="your own deck, learnt by `uno-referee deck learn`"
+    )
+    parser.add_argument(
+        "--glyph-model",
+        type=Path,
+        help="glyph classifier ONNX (default: the shipped one; 'none' reads with the detector alone)",
+    )
     parser.add_argument(
         "--tiles",
         choices=TILING_CHOICES,
@@ -64,7 +74,31 @@ def reader_from_args(args: argparse.Namespace) -> CardReader:
     from referee.vision.reader import CardReader
 
     colours = ColourModel.load(args.colours) if args.colours else None
-    return CardReader(detector_from_args(args), colours)
+    return CardReader(
+        detector_from_args(args), colours, glyphs=glyphs_from_args(args), deck=deck_from_args(args)
+    )
+
+
+def glyphs_from_args(args: argparse.Namespace) -> GlyphClassifier | None:
+    """The glyph classifier ``--glyph-model`` names (``none``: none), else the shipped one."""
+    from referee.vision.glyphs import load_glyph_classifier
+
+    chosen = getattr(args, "glyph_model", None)
+    if chosen is not None and str(chosen).lower() == "none":
+        if getattr(args, "deck", None) is not None:
+            from referee.errors import UserError
+
+            raise UserError("--deck needs the glyph classifier: drop --glyph-model none")
+        return None
+    return load_glyph_classifier(chosen, threads=getattr(args, "threads", 1))
+
+
+def deck_from_args(args: argparse.Namespace) -> LearntDeck | None:
+    """The learnt deck ``--deck`` names, if any."""
+    from referee.vision.deck import LearntDeck
+
+    path = getattr(args, "deck", None)
+    return LearntDeck.load(path) if path is not None else None
 
 
 def tiles_from_args(args: argparse.Namespace) -> bool | None:

@@ -1,0 +1,203 @@
+"""Glyph crops for the second-stage glyph classifier: what each detector box looks like, labelled.
+
+The detector proposes boxes; :class:`referee.vision.glyphs.GlyphClassifier` looks again at each box's
+square crop and says which symbol it holds — or that it holds none (a card's big centre symbol, the
+oval, clutter, a table pattern). Its training crops come from two sources:
+
+* **rendered scenes** (:func:`referee.render.scenes.render_scene`, every print family and installed
+  face): each labelled index box, shifted and scaled a little as a detector's boxes wander; and
+  background squares of index size that overlap no index — the centre artwork of every card among
+  them (the "centre symbol is never a corner" rule is learnt here);
+* **real photos**: the corner-index boxes of the shared Roboflow *train* split, and background
+  squares from the same photos. Its validation split and every other real deck stay unseen, so
+  that the per-deck evaluation scores decks this model never trained on.
+
+``python -m referee.lab.glyph_data OUT.npz --scenes 6000 --roboflow ../shared/data/uno-cards-roboflow``
+writes ``crops`` (N × S × S × 3 uint8 BGR), ``labels`` (N, class id; :data:`BACKGROUND` for none)
+and ``source`` (0 rendered, 1 real).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+from referee.errors import UserError
+from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
+from referee.vision.detection import box_iou
+from referee.vision.glyphs import BACKGROUND, CROP_PX, glyph_crop
+from referee.vision.images import IMAGE_SUFFIXES, read_image
+
+#: A labelled box is shifted by up to this share of its size and scaled by up to this factor, as the
+#: detector's boxes wander around a glyph.
+BOX_JITTER = 0.12
+BOX_SCALE = (0.85, 1.2)
+BACKGROUND_PER_IMAGE = 4  # background squares per picture (about one per labelled index)
+
+
+def jittered(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A labelled xyxy box moved and scaled like a detector's box of the same glyph."""
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    cx = (x1 + x2) / 2 + rng.uniform(-BOX_JITTER, BOX_JITTER) * w
+    cy = (y1 + y2) / 2 + rng.uniform(-BOX_JITTER, BOX_JITTER) * h
+    w, h = w * rng.uniform(*BOX_SCALE), h * rng.uniform(*BOX_SCALE)
+    return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+
+
+def background_boxes(
+    labelled: np.ndarray, shape: tuple[int, ...], count: int, rng: np.random.Generator
+) -> list[np.ndarray]:
+    """Squares-ish boxes of index size anywhere in the picture that overlap no labelled box."""
+    height, width = shape[:2]
+    sizes = (labelled[:, 2:] - labelled[:, :2]).max(axis=1) if len(labelled) else np.array([height / 12])
+    found: list[np.ndarray] = []
+    for _ in range(count * 8):
+        if len(found) == count:
+            break
+        side = float(rng.choice(sizes)) * rng.uniform(0.7, 3.0)
+        aspect = rng.uniform(0.55, 1.5)
+        w, h = side * min(1.0, aspect), side * min(1.0, 1 / aspect)
+        x1, y1 = rng.uniform(-0.2 * w, width - 0.8 * w), rng.uniform(-0.2 * h, height - 0.8 * h)
+        box = np.array([x1, y1, x1 + w, y1 + h])
+        if not len(labelled) or box_iou(box, labelled).max() < 0.1:
+            found.append(box)
+    return found
+
+
+def centre_boxes(polygons: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """Boxes over the big centre symbol of face-up cards (card outlines as 4 × 2 corner arrays):
+    the numeral a detector most often mistakes for an index, which must stay background."""
+    boxes = []
+    for polygon in polygons:
+        centre = polygon.mean(axis=0)
+        height = max(np.linalg.norm(polygon[3] - polygon[0]), np.linalg.norm(polygon[1] - polygon[0]))
+        side = height * rng.uniform(0.25, 0.42)
+        w, h = side * rng.uniform(0.6, 1.0), side
+        if rng.random() < 0.5:
+            w, h = h, w
+        cx, cy = centre + rng.uniform(-0.05, 0.05, 2) * height
+        boxes.append(np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]))
+    return boxes
+
+
+def _crops_of(
+    image: np.ndarray,
+    rows: list[tuple[int, np.ndarray]],
+    rng: np.random.Generator,
+    card_polygons: list[np.ndarray] = (),
+) -> Iterator[tuple[np.ndarray, int]]:
+    labelled = np.asarray([box for _, box in rows]).reshape(-1, 4)
+    for class_id, box in rows:
+        yield glyph_crop(image, tuple(jittered(box, rng))), class_id
+    for box in background_boxes(labelled, image.shape, BACKGROUND_PER_IMAGE, rng):
+        yield glyph_crop(image, tuple(box)), BACKGROUND
+    for box in centre_boxes(list(card_polygons), rng):
+        if not len(labelled) or box_iou(box, labelled).max() < 0.2:
+            yield glyph_crop(image, tuple(box)), BACKGROUND
+
+
+def _rendered(task: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Crops of one rendered scene (run in a worker process)."""
+    from referee.render.scenes import render_scene
+
+    seed, index, size = task
+    rng = np.random.default_rng([seed, index])
+    scene = render_scene(rng, size)
+    height, width = scene.image.shape[:2]
+    rows = [
+        (
+            int(c),
+            np.array([(x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height]),
+        )
+        for c, x, y, w, h in scene.labels
+    ]
+    polygons = [
+        np.asarray(card.polygon, np.float64)
+        for card in scene.scene.cards
+        if card.face_up and card.visible_fraction > 0.6
+    ]
+    crops = list(_crops_of(scene.image, rows, rng, polygons))
+    if not crops:
+        return np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack([c for c, _ in crops]), np.asarray([label for _, label in crops], np.int64)
+
+
+def roboflow_crops(folder: Path, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Crops of the shared Roboflow *train* split (its ids remapped to ours)."""
+    images = sorted(p for p in (folder / "train" / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    for path in images:
+        image = read_image(path)
+        height, width = image.shape[:2]
+        label_file = folder / "train" / "labels" / f"{path.stem}.txt"
+        rows = []
+        for line in label_file.read_text().split("\n") if label_file.is_file() else []:
+            if not line.strip():
+                continue
+            original, x, y, w, h = line.split()[:5]
+            x, y, w, h = (float(v) for v in (x, y, w, h))
+            box = np.array(
+                [(x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height]
+            )
+            rows.append((ROBOFLOW_TO_CLASS[int(original)], box))
+        for crop, label in _crops_of(image, rows, rng):
+            crops.append(crop)
+            labels.append(label)
+    return np.stack(crops), np.asarray(labels, np.int64)
+
+
+def build(
+    out: Path, scenes: int, seed: int, size: int, roboflow: Path | None, workers: int
+) -> tuple[int, int]:
+    """Write the crop set; returns (rendered crops, real crops)."""
+    tasks = [(seed, i, size) for i in range(scenes)]
+    with get_context("spawn").Pool(workers) as pool:
+        parts = pool.map(_rendered, tasks, chunksize=32)
+    crops = [p[0] for p in parts]
+    labels = [p[1] for p in parts]
+    rendered = sum(len(p) for p in labels)
+    real = 0
+    if roboflow is not None:
+        real_crops, real_labels = roboflow_crops(roboflow, np.random.default_rng([seed, 10**9]))
+        crops.append(real_crops)
+        labels.append(real_labels)
+        real = len(real_labels)
+    source = np.concatenate([np.zeros(rendered, np.uint8), np.ones(real, np.uint8)])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, crops=np.concatenate(crops), labels=np.concatenate(labels), source=source)
+    return rendered, real
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m referee.lab.glyph_data", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("out", type=Path, help="output .npz")
+    parser.add_argument("--scenes", type=int, default=6000, help="rendered scenes to crop")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--size", type=int, default=416, help="rendered scene side in pixels")
+    parser.add_argument("--roboflow", type=Path, help="the shared Roboflow folder (its train split is used)")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    try:
+        if args.roboflow is not None and not (args.roboflow / "train" / "images").is_dir():
+            raise UserError(f"{args.roboflow} has no train/images: pass the shared Roboflow folder")
+        rendered, real = build(args.out, args.scenes, args.seed, args.size, args.roboflow, args.workers)
+    except UserError as error:
+        print(f"glyph_data: error: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"{args.out}: {rendered} rendered crops, {real} real crops, classes {len(CLASS_NAMES)} + background"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,360 @@
+"""A user's own deck, learnt from one photo of each face: its glyphs and its print colours.
+
+The general model reads the prints it was trained on; a deck from a shop round the corner may print
+its numerals in a face no one rendered. Rather than retrain a network (hours, torch), the referee
+*remembers* the deck: the glyph classifier (:mod:`referee.vision.glyphs`) turns each corner index of
+each face into an embedding, and at the table every index box is compared with those. Where the
+nearest learnt glyph is close, and clearly closer than any glyph of another symbol, its symbol is
+the answer; elsewhere the general model reads as before (a face not shown falls back to it).
+
+The same photos give the deck's print colours: the field around each index, per colour, re-centres
+the colour model (:meth:`ColourModel.from_samples`), as colour calibration does with the room's light.
+
+Learning takes a folder with one sub-folder per card name (``red-7/``, ``blue-reverse/``, ``wild/``,
+``wild-draw4/`` …), each with one or more photos of that face (one card per photo, any size, any
+rotation); :func:`learn_deck` returns the deck and one line per photo it could not use. The deck is
+a small JSON file (``uno-referee deck learn FOLDER --out DECK.json``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from referee.errors import UserError
+from referee.vision.classes import SYMBOL_CLASSES
+from referee.vision.colour import BLACK, ColourModel, field_crop
+from referee.vision.detection import Detection
+from referee.vision.glyphs import GlyphClassifier
+
+FORMAT = "uno-referee deck 1"
+
+
+@dataclass(frozen=True)
+class DeckMatch:
+    """An index box recognised as a glyph of a learnt face."""
+
+    card: str  # the learnt face, e.g. red-7
+    symbol: str  # its symbol class, e.g. 7
+    similarity: float  # cosine similarity to the nearest learnt glyph
+    score: float  # the detection score it is given (0…1)
+
+
+@dataclass
+class LearntDeck:
+    """Learnt glyphs (unit embeddings, each with its face's name) and the deck's colours."""
+
+    cards: tuple[str, ...]  # the face of each learnt glyph
+    embeddings: np.ndarray  # (glyphs, D) float32, unit rows
+    colours: ColourModel | None = None
+    #: A box is this face's glyph when its nearest learnt glyph is at least this similar (cosine,
+    #: after both are centred on the deck's mean glyph) …
+    accept: float = 0.6
+    #: … and this much more similar than the nearest glyph of any other symbol. (On a crafted deck in
+    #: a face neither model saw, right matches scored 0.7–0.95, most margins above 0.05.)
+    margin: float = 0.05
+    source: str = ""
+    photos: dict[str, int] = field(default_factory=dict)  # face → photos learnt from
+
+    @property
+    def faces(self) -> list[str]:
+        """The faces learnt, sorted."""
+        return sorted(set(self.cards))
+
+    def missing(self, expected: list[str]) -> list[str]:
+        """Faces of ``expected`` that were not learnt (the general model reads those)."""
+        learnt = set(self.cards)
+        return [name for name in expected if name not in learnt]
+
+    def match(self, embeddings: np.ndarray) -> list[DeckMatch | None]:
+        """For each embedding: the learnt face it is, or None where the deck is not sure."""
+        if len(embeddings) == 0 or len(self.cards) == 0:
+            return [None] * len(embeddings)
+        symbols = np.asarray([_symbol(card) for card in self.cards])
+        # The classifier's embeddings all lie in one corner of the sphere (cosines of 0.95 and more
+        # between any two glyphs); centred on the deck's mean glyph they spread out.
+        centre = self.embeddings.mean(axis=0)
+        similarities = _unit(np.asarray(embeddings, np.float32) - centre) @ _unit(self.embeddings - centre).T
+        result: list[DeckMatch | None] = []
+        for row in similarities:
+            best = int(row.argmax())
+            others = row[symbols != symbols[best]]
+            runner_up = float(others.max()) if others.size else -1.0
+            if row[best] >= self.accept and row[best] - runner_up >= self.margin:
+                score = float(min(1.0, 0.5 + (row[best] - runner_up) * 5))
+                result.append(DeckMatch(self.cards[best], str(symbols[best]), float(row[best]), score))
+            else:
+                result.append(None)
+        return result
+
+    # --- persistence ----------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        packed = base64.b64encode(np.ascontiguousarray(self.embeddings, np.float16).tobytes()).decode()
+        return json.dumps(
+            {
+                "format": FORMAT,
+                "source": self.source,
+                "cards": list(self.cards),
+                "dimensions": int(self.embeddings.shape[1]) if self.embeddings.size else 0,
+                "embeddings_float16": packed,
+                "accept": self.accept,
+                "margin": self.margin,
+                "photos": self.photos,
+                "colours": json.loads(self.colours.to_json()) if self.colours else None,
+            },
+            indent=1,
+        )
+
+    @classmethod
+    def from_json(cls, text: str, shown: str = "the deck file") -> LearntDeck:
+        try:
+            data = json.loads(text)
+            if data.get("format") != FORMAT:
+                raise ValueError(f"format is {data.get('format')!r}, expected {FORMAT!r}")
+            cards = tuple(str(card) for card in data["cards"])
+            for card in cards:
+                _symbol(card)
+            raw = np.frombuffer(base64.b64decode(data["embeddings_float16"]), np.float16)
+            embeddings = raw.astype(np.float32).reshape(len(cards), int(data["dimensions"]) or 0)
+            colours = data.get("colours")
+            return cls(
+                cards,
+                embeddings,
+                ColourModel.from_json(json.dumps(colours)) if colours else None,
+                float(data["accept"]),
+                float(data["margin"]),
+                str(data.get("source", "")),
+                {str(k): int(v) for k, v in data.get("photos", {}).items()},
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise UserError(
+                f"{shown} is not a deck learnt by `uno-referee deck learn` ({error}): learn the deck again"
+            ) from error
+
+    def save(self, path: Path) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(self.to_json() + "\n", encoding="utf-8")
+        except OSError as error:
+            raise UserError(f"cannot write the deck to {path}: {error.strerror}") from error
+
+    @classmethod
+    def load(cls, path: Path) -> LearntDeck:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise UserError(f"cannot read the deck {path}: {error.strerror}") from error
+        except UnicodeDecodeError as error:
+            raise UserError(
+                f"{path} is not a deck learnt by `uno-referee deck learn`: learn it again"
+            ) from error
+        return cls.from_json(text, str(path))
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-9)
+
+
+def _symbol(card: str) -> str:
+    """The symbol class of a card name (``red-7`` → ``7``); a one-line error for unknown names."""
+    from referee.rules.cards import CardError, parse_card
+
+    try:
+        parse_card(card)
+    except CardError as error:
+        raise ValueError(f"unknown card name {card!r}") from error
+    colour, _, rest = card.partition("-")
+    symbol = rest if colour in ("red", "yellow", "green", "blue") else card
+    if symbol not in SYMBOL_CLASSES:
+        raise ValueError(f"unknown card name {card!r}")
+    return symbol
+
+
+# --- learning ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class FaceGlyphs:
+    """What one photo gave: the corner-index boxes of its card, or why it gave nothing."""
+
+    boxes: list[tuple[float, float, float, float]]
+    problem: str = ""
+
+
+def corner_glyphs(
+    image_bgr: np.ndarray,
+    detections: list[Detection],
+    glyphs: GlyphClassifier,
+    reject: float,
+    size_ratio: float,
+    duplicate_overlap: float,
+    limit: int | None = 2,
+) -> FaceGlyphs:
+    """The corner indices of the one card in a photo: the detector's symbol boxes, one per glyph,
+    without those the glyph classifier takes for no index, and without the big centre symbol
+    (clearly larger than the smallest glyph). More than ``limit`` left means more than one card."""
+    from referee.vision.detection import box_overlap_of_smaller
+
+    symbols = sorted((d for d in detections if d.class_name in SYMBOL_CLASSES), key=lambda d: -d.score)
+    kept: list[Detection] = []
+    for detection in symbols:
+        boxes = np.asarray([k.box for k in kept]).reshape(-1, 4)
+        if not (box_overlap_of_smaller(np.asarray(detection.box), boxes) >= duplicate_overlap).any():
+            kept.append(detection)
+    if kept:
+        readings = glyphs.read(image_bgr, [d.box for d in kept])
+        index_share = readings.probabilities[:, : len(SYMBOL_CLASSES)].sum(axis=1)
+        kept = [d for d, share in zip(kept, index_share, strict=True) if 1.0 - share < reject]
+    if not kept:
+        return FaceGlyphs([], "no card found (photograph one card, face up, its corners in the picture)")
+    smallest = min(d.size for d in kept)
+    corners = [d for d in kept if d.size <= size_ratio * smallest]
+    if limit is not None and len(corners) > limit:
+        return FaceGlyphs([], f"{len(corners)} corner indices found: one card per photo, please")
+    return FaceGlyphs([d.box for d in corners])
+
+
+class DeckBuilder:
+    """Collects the corner glyphs and field colours of photographed faces, then makes the deck."""
+
+    def __init__(self, glyphs: GlyphClassifier, source: str) -> None:
+        self.glyphs = glyphs
+        self.source = source
+        self.cards: list[str] = []
+        self.vectors: list[np.ndarray] = []
+        self.photos: dict[str, int] = {}
+        self.samples: dict[str, list[np.ndarray]] = {}
+
+    def add(self, face: str, image_bgr: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> None:
+        """One photo of ``face`` with its corner-index boxes: each glyph learnt at four quarter turns
+        (cards lie at any angle at the table), and its field sampled for the deck's colours."""
+        from referee.vision.glyphs import glyph_crop
+
+        symbol = _symbol(face)
+        crops = np.stack([np.rot90(glyph_crop(image_bgr, box), k) for box in boxes for k in range(4)])
+        embedded = self.glyphs.read_crops(np.ascontiguousarray(crops)).embeddings
+        self.vectors.append(embedded)
+        self.cards += [face] * len(embedded)
+        self.photos[face] = self.photos.get(face, 0) + 1
+        colour = BLACK if symbol.startswith("wild") else face.partition("-")[0]
+        self.samples.setdefault(colour, []).extend(field_crop(image_bgr, box, 0.2) for box in boxes)
+
+    def build(self, problems: list[str]) -> LearntDeck:
+        """The deck; a line is added to ``problems`` when the colours could not be learnt."""
+        if not self.cards:
+            raise UserError(
+                f"nothing learnt from {self.source}: " + (problems[0] if problems else "no faces")
+            )
+        colours = None
+        if all(colour in self.samples for colour in ("red", "yellow", "green", "blue")):
+            try:
+                colours = ColourModel.from_samples(self.samples)
+            except UserError as error:
+                problems.append(f"{self.source}: the deck's colours were not learnt ({error}); defaults used")
+        else:
+            problems.append(
+                f"{self.source}: colours need a face of each of red, yellow, green and blue; defaults used"
+            )
+        embeddings = np.concatenate(self.vectors).astype(np.float32)
+        return LearntDeck(tuple(self.cards), embeddings, colours, source=self.source, photos=self.photos)
+
+
+def learn_deck(
+    folder: Path,
+    detect: Callable[[np.ndarray], list[Detection]],
+    glyphs: GlyphClassifier,
+    *,
+    reject: float = 0.7,
+    size_ratio: float = 1.6,
+    duplicate_overlap: float = 0.5,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[LearntDeck, list[str]]:
+    """Learn the faces photographed in ``folder`` (one sub-folder per card name).
+
+    ``detect`` is the detector pass of the general reader. Returns the deck and one problem line per
+    sub-folder or photo that taught nothing (naming the file); the rest is still learnt.
+    """
+    from referee.vision.images import IMAGE_SUFFIXES, UnreadableImage, read_image
+
+    if not folder.is_dir():
+        raise UserError(f"no such folder: {folder} (one sub-folder per card name, e.g. red-7/, wild/)")
+    problems: list[str] = []
+    builder = DeckBuilder(glyphs, str(folder))
+    for face_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
+        try:
+            _symbol(face_dir.name)
+        except ValueError:
+            problems.append(
+                f"{face_dir}: {face_dir.name!r} is not a card name (red-7, blue-reverse, wild, wild-draw4 …)"
+            )
+            continue
+        for path in sorted(p for p in face_dir.iterdir() if p.is_file()):
+            if path.suffix.lower() not in IMAGE_SUFFIXES:
+                problems.append(f"{path}: not a picture (JPEG, PNG, BMP, WebP or TIFF)")
+                continue
+            try:
+                image = read_image(path)
+            except UnreadableImage as error:
+                problems.append(f"{path}: {error}")
+                continue
+            found = corner_glyphs(image, detect(image), glyphs, reject, size_ratio, duplicate_overlap)
+            if found.problem:
+                problems.append(f"{path}: {found.problem}")
+                continue
+            builder.add(face_dir.name, image, found.boxes)
+            if progress is not None:
+                progress(f"{path}: learnt {face_dir.name} from {len(found.boxes)} corner(s)")
+    return builder.build(problems), problems
+
+
+def faces_in_a_row(
+    image_bgr: np.ndarray, read: Callable[[np.ndarray], list], faces: list[str]
+) -> list[tuple[str, list[tuple[float, float, float, float]]]]:
+    """The corner glyphs of ``faces`` laid in a row, left to right (``calibrate --deck``): the cards
+    the general reader finds (``read``: a :meth:`CardReader.read`), in order of their middles, each
+    with the index boxes it was read from. Their names do not matter — that is what is being learnt —
+    only that there are as many as faces (a one-line error otherwise)."""
+    groups = [
+        [d.box for d in card.indices]
+        for card in sorted(read(image_bgr), key=lambda card: (card.box[0] + card.box[2]) / 2)
+    ]
+    # A corner the general model misreads is not paired with its twin (a script 3 read as 5): two
+    # lone corners side by side, as far apart as one card's corners, are one card being learnt.
+    while len(groups) > len(faces):
+        lone = [
+            (abs(math.log(spacing / 5.5)), k)
+            for k in range(len(groups) - 1)
+            if len(groups[k]) == 1 == len(groups[k + 1])
+            and 2.2 <= (spacing := _spacing(groups[k][0], groups[k + 1][0])) <= 11.0
+        ]
+        if not lone:
+            break
+        _, k = min(lone)
+        groups[k : k + 2] = [groups[k] + groups[k + 1]]
+    if len(groups) != len(faces):
+        raise UserError(
+            f"I see {len(groups)} cards where {len(faces)} should lie: lay them face up in one row, "
+            "a finger's width apart"
+        )
+    return list(zip(faces, groups, strict=True))
+
+
+def _spacing(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Centre distance of two index boxes in units of their mean longer side (as the reader pairs)."""
+    size = (max(a[2] - a[0], a[3] - a[1]) + max(b[2] - b[0], b[3] - b[1])) / 2
+    return math.dist(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2), ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)) / size
+
+
+def similarity_gap(deck: LearntDeck) -> float:
+    """The smallest distance, in cosine similarity, between glyphs of different symbols (for reports)."""
+    symbols = np.asarray([_symbol(card) for card in deck.cards])
+    similarity = deck.embeddings @ deck.embeddings.T
+    different = symbols[:, None] != symbols[None, :]
+    return float(1.0 - similarity[different].max()) if different.any() else math.inf

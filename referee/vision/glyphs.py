@@ -1,0 +1,110 @@
+"""The glyph classifier: a second, closer look at every box the detector proposes.
+
+The detector sees a whole picture at 320 px and must find *and* name every index at once; on decks it
+never saw it names some wrongly (a flagged 1 as 7, the diagonal reverse as 4) or boxes things that are
+no index (a card's big centre numeral, a leaf on the tablecloth). This small network sees only one box,
+cut as a square around it with some context, at :data:`CROP_PX` pixels, and answers two things:
+
+* ``probabilities`` over the detector's classes plus :data:`BACKGROUND` ("no index here"): the reader
+  fuses them with the detector's own score, and drops a box that is clearly background;
+* ``embedding``: a unit vector describing the glyph's look, the space in which a user's own deck is
+  learnt (:mod:`referee.vision.deck`): a face shown once is recognised by its nearest learnt glyph.
+
+It is trained beside the runtime (``referee/lab/glyph_training.py``) on rendered crops of every print
+family and on the shared Roboflow training photos, and runs on onnxruntime (no torch on the Pi):
+about 0.1 ms a box on one thread here.
+
+>>> image = np.zeros((100, 100, 3), np.uint8)
+>>> glyph_crop(image, (40.0, 40.0, 60.0, 70.0)).shape
+(40, 40, 3)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models import GLYPH_MODEL_FILE, model_file
+from referee.errors import UserError
+from referee.vision.classes import CLASS_NAMES
+
+CROP_PX = 40  # side of the square the classifier sees
+#: The square cut around a box: this many times its longer side, so the classifier sees a little of
+#: the card around an index (its border and field) — what tells a corner from a centre symbol.
+CONTEXT = 1.5
+BACKGROUND = len(CLASS_NAMES)  # the extra class: no index, no colour-blind symbol
+GLYPH_CLASSES: tuple[str, ...] = (*CLASS_NAMES, "background")
+
+#: The shipped classifier, beside the detector.
+DEFAULT_GLYPH_MODEL = model_file(GLYPH_MODEL_FILE)
+
+
+def glyph_crop(image_bgr: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
+    """The classifier's view of a box: a ``CROP_PX`` square around its centre, :data:`CONTEXT` times
+    its longer side, edges replicated where it leaves the picture."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1, 1.0) * CONTEXT
+    scale = CROP_PX / side
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    matrix = np.float32([[scale, 0, CROP_PX / 2 - cx * scale], [0, scale, CROP_PX / 2 - cy * scale]])
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(
+        image_bgr, matrix, (CROP_PX, CROP_PX), flags=interpolation, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+@dataclass(frozen=True)
+class GlyphReadings:
+    """The classifier's answers for a batch of boxes."""
+
+    probabilities: np.ndarray  # (N, len(GLYPH_CLASSES)), rows sum to 1
+    embeddings: np.ndarray  # (N, D), unit rows
+
+
+class GlyphClassifier:
+    """The glyph classifier over onnxruntime; ``read(image, boxes)`` → :class:`GlyphReadings`."""
+
+    def __init__(self, path: Path, threads: int = 1) -> None:
+        if not path.is_file():
+            raise UserError(f"glyph model {path} not found: reinstall uno-referee or pass --glyph-model")
+        try:
+            import onnxruntime as ort
+
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = max(1, threads)
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # onnxruntime raises its own types for damaged files
+            raise UserError(
+                f"glyph model {path} cannot be loaded ({error}): reinstall uno-referee"
+            ) from error
+        outputs = [o.name for o in self._session.get_outputs()]
+        if outputs[:2] != ["probabilities", "embedding"]:
+            raise UserError(f"glyph model {path} is not a uno-referee glyph classifier (outputs {outputs})")
+        self.path = path
+        self._input = self._session.get_inputs()[0].name
+        meta = path.with_suffix(".json")
+        self.info = json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else {}
+
+    def read(self, image_bgr: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> GlyphReadings:
+        """Class probabilities and embeddings of the boxes (xyxy, image pixels) of one picture."""
+        if not boxes:
+            return GlyphReadings(np.zeros((0, len(GLYPH_CLASSES)), np.float32), np.zeros((0, 0), np.float32))
+        crops = np.stack([glyph_crop(image_bgr, box) for box in boxes])
+        return self.read_crops(crops)
+
+    def read_crops(self, crops_bgr: np.ndarray) -> GlyphReadings:
+        """The same for ready-cut crops (N × CROP_PX × CROP_PX × 3 uint8 BGR)."""
+        blob = np.ascontiguousarray(crops_bgr.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        probabilities, embeddings = self._session.run(["probabilities", "embedding"], {self._input: blob})
+        return GlyphReadings(probabilities, embeddings)
+
+
+def load_glyph_classifier(path: Path | None = None, threads: int = 1) -> GlyphClassifier:
+    """The classifier at ``path``, or the shipped one (a one-line error when it is missing)."""
+    return GlyphClassifier(path or DEFAULT_GLYPH_MODEL, threads)

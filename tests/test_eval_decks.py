@@ -1,0 +1,80 @@
+"""Per-deck evaluation (``uno-referee eval --real``): each deck scored apart, seen decks marked, and a
+folder of one-card photos read as such."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cli import main
+from referee.errors import UserError
+from referee.lab.evaluate import Evaluation, TruthCard, card_photos
+from referee.render.cards import render_card
+from referee.vision.reader import Card
+
+NAMES = ["red-4", "blue-skip", "green-8", "yellow-2", "wild"]
+
+
+def _deck_folder(root, name: str):
+    folder = root / name
+    (folder / "images").mkdir(parents=True)
+    lines = []
+    for k, card in enumerate(NAMES):
+        sprite = render_card(card, "modern", height=300, rng=np.random.default_rng(k))
+        photo = np.full((340, 240, 3), 235, np.uint8)
+        h, w = sprite.bgr.shape[:2]
+        alpha = sprite.alpha[..., None] / 255.0
+        region = photo[20 : 20 + h, 20 : 20 + w]
+        region[:] = (region * (1 - alpha) + sprite.bgr * alpha).astype(np.uint8)
+        cv2.imwrite(str(folder / "images" / f"{k}.jpg"), photo)
+        lines.append(json.dumps({"image": f"images/{k}.jpg", "card": card}))
+    (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_photos_of_one_card_are_scored_by_the_surest_card_read():
+    evaluation = Evaluation()
+
+    def card(name: str, confidence: float) -> Card:
+        return Card(name, name, None, confidence, (0, 0, 1, 1), "hue", ())
+
+    evaluation.add_named(TruthCard("red-1", ()), [card("red-7", 0.4), card("red-1", 0.9)])  # doubled, right
+    evaluation.add_named(TruthCard("blue-reverse", ()), [card("blue-4", 0.8)])
+    evaluation.add_named(TruthCard("wild", ()), [])
+    named = evaluation.to_json()["named"]
+    assert named["photos"] == 3
+    assert named["top1_accuracy"] == pytest.approx(1 / 3, abs=1e-3)
+    assert named["doubled"] == 1
+    assert named["worst_card_accuracy"] == 0.0
+
+
+def test_each_deck_is_reported_apart_and_seen_decks_are_marked(tmp_path, capsys):
+    criscard_like = _deck_folder(tmp_path, "some-unseen-deck")
+    seen = _deck_folder(tmp_path, "uno-cards-roboflow")  # the shipped detector trained on this name
+    report = tmp_path / "report"
+    code = main(["eval", "--real", str(criscard_like), "--real", str(seen), "--report", str(report)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "some-unseen-deck (unseen: leave-one-deck-out), 5 photos" in out
+    assert "uno-cards-roboflow (seen in training)" in out
+    decks = json.loads((report / "decks.json").read_text())
+    assert decks["decks"]["some-unseen-deck"]["seen"] is False
+    assert decks["decks"]["uno-cards-roboflow"]["seen"] is True
+    assert decks["decks"]["some-unseen-deck"]["top1_accuracy"] >= 0.8  # rendered modern cards
+    assert decks["unseen_top1_min"] == decks["decks"]["some-unseen-deck"]["top1_accuracy"]
+
+
+def test_bad_labels_are_one_line_errors(tmp_path):
+    folder = tmp_path / "deck"
+    folder.mkdir()
+    (folder / "labels.jsonl").write_text('{"image": "images/a.jpg", "card": "purple-12"}\n')
+    with pytest.raises(UserError) as caught:
+        card_photos(folder)
+    assert "labels.jsonl:1" in str(caught.value)
+    (folder / "labels.jsonl").write_text('{"image": "images/missing.jpg", "card": "red-3"}\n')
+    with pytest.raises(UserError) as caught:
+        card_photos(folder)
+    assert "missing.jpg" in str(caught.value)
