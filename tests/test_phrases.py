@@ -139,18 +139,22 @@ def test_reasons_and_messages_exist_in_every_language(shared):
         assert set(entry) == set(LANGUAGES), key
 
 
+#: A value for every placeholder of the table's own messages.
+MESSAGE_VALUES = {
+    "player": "Ben",
+    "players": ("Anna", "Ben"),
+    "scores": {"Anna": 12, "Ben": 30},
+    "colour": "yellow",
+    "cards": "x",
+}
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_card_and_message_can_be_spoken(language):
     book = PhraseBook(language)
     spoken = {name: book.card(card) for name, card in CARDS_BY_NAME.items()}
     assert len(set(spoken.values())) == len(spoken)  # no two cards sound the same
-    values = {
-        "player": "Ben",
-        "players": ("Anna", "Ben"),
-        "scores": {"Anna": 12, "Ben": 30},
-        "colour": "yellow",
-        "cards": "x",
-    }
+    values = MESSAGE_VALUES
     for key in load_phrases()["messages"]:
         sentence = book.message(key, **values)
         assert "{" not in sentence and sentence[-1] in ".!?", sentence
@@ -168,13 +172,7 @@ def every_sentence(book: PhraseBook) -> list[str]:
     for mode in ROUND_WON_VARIANTS:
         scored = PhraseBook(book.language, match_mode=mode)
         sentences += [scored.event(event) for cls in EVENT_TYPES for event in instances(cls)]
-    values = {
-        "player": "Ben",
-        "players": ("Anna", "Ben"),
-        "scores": {"Anna": 12, "Ben": 30},
-        "colour": "yellow",
-        "cards": "x",
-    }
+    values = MESSAGE_VALUES
     sentences += [book.message(key, **values) for key in load_phrases()["messages"]]
     for card in CARDS_BY_NAME.values():
         sentences += [
