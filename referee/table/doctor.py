@@ -189,7 +189,7 @@ def _check_camera(config: RefereeConfig, devices: Devices) -> Check:
     try:
         frame = read_still(devices.open_camera(config))
     except UserError as error:
-        return Check("camera", False, f"{error} (is it plugged in? `ls /dev/video*`, docs/hardware.md §5)")
+        return Check("camera", False, f"{error} (docs/hardware.md §5)")
     height, width = frame.image.shape[:2]
     wanted = (config.camera.width, config.camera.height)
     if (width, height) != wanted:
