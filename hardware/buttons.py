@@ -74,10 +74,25 @@ KEYS: dict[str, ButtonName] = {
 }
 
 
+#: Seconds a button is held down for a long press: new game, next round, end of match, shut down.
+HOLD_S = 2.0
+
+#: On a keyboard, Shift and the key is the long press of these buttons (a key cannot be held).
+HOLD_KEYS: dict[str, ButtonName] = {
+    "G": ButtonName.GREEN,
+    "B": ButtonName.BLUE,
+    "R": ButtonName.RED,
+    "Z": ButtonName.UNDO,
+}
+
+
 @dataclass(frozen=True)
 class ButtonPress:
+    """One press; ``held`` when the button was held down for :data:`HOLD_S` (a long press)."""
+
     button: ButtonName
     timestamp: float
+    held: bool = False
 
 
 class Debouncer:
@@ -109,13 +124,16 @@ class ButtonQueue:
         self._lock = threading.Lock()
         self._presses: queue.Queue[ButtonPress] = queue.Queue()
 
-    def press(self, button: ButtonName) -> bool:
-        """Record a press (from a GPIO callback, a key or a test); False when it was contact bounce."""
+    def press(self, button: ButtonName, *, held: bool = False) -> bool:
+        """Record a press (from a GPIO callback, a key or a test); False when it was contact bounce.
+
+        A long press (``held``) is not debounced: it is only reported after the button stayed down.
+        """
         with self._lock:  # gpiozero calls back from its own threads
             now = self._clock()
-            if not self._debouncer.accept(button, now):
+            if not held and not self._debouncer.accept(button, now):
                 return False
-            self._presses.put(ButtonPress(button, now))
+            self._presses.put(ButtonPress(button, now, held))
             return True
 
     def get(self, timeout: float | None = None) -> ButtonPress | None:
@@ -149,15 +167,18 @@ class GpioButtons(ButtonQueue):
         bounce_s: float = 0.06,
         pin_factory=None,
         clock: Clock = time.monotonic,
+        hold_s: float = HOLD_S,
     ) -> None:
         super().__init__(bounce_s, clock)
         from gpiozero import Button, GPIOZeroError
 
         self._buttons = []
+        self._holding: set[ButtonName] = set()
         try:
             for name, pin in pins.items():
-                button = Button(pin, pull_up=True, pin_factory=pin_factory)
-                button.when_pressed = self._callback(ButtonName(name))
+                button = Button(pin, pull_up=True, hold_time=hold_s, pin_factory=pin_factory)
+                button.when_held = self._on_held(ButtonName(name))
+                button.when_released = self._on_released(ButtonName(name))
                 self._buttons.append(button)
         except GPIOZeroError as error:
             self.close()
@@ -166,8 +187,23 @@ class GpioButtons(ButtonQueue):
                 'check [buttons] in the config, or set input = "keyboard" on a computer without GPIO'
             ) from None
 
-    def _callback(self, button: ButtonName) -> Callable[[], None]:
-        return lambda: self.press(button)
+    def _on_held(self, button: ButtonName) -> Callable[[], None]:
+        def held() -> None:
+            self._holding.add(button)
+            self.press(button, held=True)
+
+        return held
+
+    def _on_released(self, button: ButtonName) -> Callable[[], None]:
+        """A short press counts when the button comes up (only then is it known not to be a long one)."""
+
+        def released() -> None:
+            if button in self._holding:
+                self._holding.discard(button)
+            else:
+                self.press(button)
+
+        return released
 
     def close(self) -> None:
         for button in self._buttons:
@@ -200,7 +236,10 @@ class KeyboardButtons(ButtonQueue):
         self._thread.start()
 
     def feed_key(self, key: str) -> bool:
-        """Press the button a key stands for; False for keys that mean nothing (or bounced)."""
+        """Press the button a key stands for (Shift: :data:`HOLD_KEYS`' long press); False for keys
+        that mean nothing (or bounced)."""
+        if key in HOLD_KEYS:
+            return self.press(HOLD_KEYS[key], held=True)
         button = KEYS.get(key.lower())
         return button is not None and self.press(button)
 

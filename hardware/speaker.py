@@ -16,10 +16,12 @@ from __future__ import annotations
 import ctypes.util
 import importlib.util
 import queue
+import re
 import shutil
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
 #: espeak-ng voice ids per language, best first (``gmw/…`` is espeak-ng's West Germanic family).
@@ -30,13 +32,70 @@ VOICE_IDS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Words a voice says wrongly as written, respelt for speech only (the console keeps the spelling):
+#: espeak-ng's Dutch reads "Uno" as [yno], Dutch players say "oe-no".
+SPOKEN_RESPELLINGS: dict[str, dict[str, str]] = {"nl": {"Uno": "Oeno"}}
+
 _STOP = object()  # tells the speaker's worker to finish
 
 
-class Announcer(Protocol):
-    """What the referee app talks to: :class:`Speaker` at the table, :class:`RecordingSpeaker` in tests."""
+@dataclass(frozen=True)
+class Sentence:
+    """One announcement waiting for the voice."""
 
-    def say(self, text: str, language: str | None = None) -> None: ...
+    text: str
+    language: str
+    routine: bool = False
+
+
+def catch_up(waiting: Sequence[Sentence]) -> list[Sentence]:
+    """What to say of a backlog so that speech is never more than one utterance behind the game.
+
+    Routine sentences are left out, except the latest one (it says where the game is now); the
+    rest is merged into one utterance per language. Nothing else is ever left out.
+
+    >>> backlog = [
+    ...     Sentence("Anna legt die rote Sieben.", "de", routine=True),
+    ...     Sentence("Ben ist dran.", "de", routine=True),
+    ...     Sentence("Falsche Karte: Ben muss eine Karte ziehen.", "de"),
+    ...     Sentence("Clara ist dran.", "de", routine=True),
+    ... ]
+    >>> [s.text for s in catch_up(backlog)]
+    ['Falsche Karte: Ben muss eine Karte ziehen. Clara ist dran.']
+    >>> catch_up(backlog[:1]) == backlog[:1]
+    True
+    """
+    if len(waiting) <= 1:
+        return list(waiting)
+    kept = [s for index, s in enumerate(waiting) if not s.routine or index == len(waiting) - 1]
+    merged: list[Sentence] = []
+    for sentence in kept:
+        if merged and merged[-1].language == sentence.language:
+            merged[-1] = Sentence(f"{merged[-1].text} {sentence.text}", sentence.language, routine=False)
+        else:
+            merged.append(sentence)
+    return merged
+
+
+def respelt_for_speech(text: str, language: str) -> str:
+    """``text`` as the voice should read it in ``language``.
+
+    >>> respelt_for_speech("Ben roept Uno!", "nl"), respelt_for_speech("Ben ruft Uno!", "de")
+    ('Ben roept Oeno!', 'Ben ruft Uno!')
+    """
+    for written, spoken in SPOKEN_RESPELLINGS.get(language, {}).items():
+        text = re.sub(rf"\b{written}\b", spoken, text)
+    return text
+
+
+class Announcer(Protocol):
+    """What the referee app talks to: :class:`Speaker` at the table, :class:`RecordingSpeaker` in tests.
+
+    ``routine``: the table can see it for itself (a card played, whose turn it is); when speech
+    falls behind, such a sentence is left out unless it is the latest thing said.
+    """
+
+    def say(self, text: str, language: str | None = None, *, routine: bool = False) -> None: ...
 
     def close(self) -> None: ...
 
@@ -107,22 +166,35 @@ class Pyttsx3Voice:
 
 
 class Speaker:
-    """Console line now, speech soon: ``say`` returns at once whatever the voice is doing."""
+    """Console line now, speech soon: ``say`` returns at once whatever the voice is doing.
 
-    def __init__(self, voice: Voice | None, language: str = "en", console: TextIO | None = None) -> None:
+    While the voice speaks, what is said queues up; the worker then takes the whole backlog at once
+    and, with ``keep_up`` (the default), says it as :func:`catch_up` shortens it, so the voice never
+    trails the game by more than one utterance. ``keep_up=False`` says everything (measurements).
+    """
+
+    def __init__(
+        self,
+        voice: Voice | None,
+        language: str = "en",
+        console: TextIO | None = None,
+        *,
+        keep_up: bool = True,
+    ) -> None:
         self.language = language
         self.voice = voice
+        self.keep_up = keep_up
         self._console = console if console is not None else sys.stdout
-        self._pending: queue.Queue[tuple[str, str] | threading.Event | object] = queue.Queue()
+        self._pending: queue.Queue[Sentence | threading.Event | object] = queue.Queue()
         self._worker: threading.Thread | None = None
         if voice is not None:
             self._worker = threading.Thread(target=self._speak_pending, name="speaker", daemon=True)
             self._worker.start()
 
-    def say(self, text: str, language: str | None = None) -> None:
+    def say(self, text: str, language: str | None = None, *, routine: bool = False) -> None:
         print(f"» {text}", file=self._console, flush=True)
         if self.voice is not None:
-            self._pending.put((text, language or self.language))
+            self._pending.put(Sentence(text, language or self.language, routine))
 
     def wait_until_quiet(self, timeout: float = 10.0) -> bool:
         """Block until everything said so far has been spoken (tests, and before the program exits)."""
@@ -133,15 +205,23 @@ class Speaker:
         return reached.wait(timeout)
 
     def _speak_pending(self) -> None:
-        while (item := self._pending.get()) is not _STOP:
-            if isinstance(item, threading.Event):
-                item.set()
-            elif self.voice is not None:
-                self._speak(*item)
+        stopping = False
+        while not stopping:
+            backlog = [self._pending.get()]
+            while not self._pending.empty():  # everything said while the voice was busy
+                backlog.append(self._pending.get_nowait())
+            sentences = [item for item in backlog if isinstance(item, Sentence)]
+            for sentence in catch_up(sentences) if self.keep_up else sentences:
+                if self.voice is not None:
+                    self._speak(sentence)
+            for item in backlog:
+                if isinstance(item, threading.Event):
+                    item.set()
+            stopping = _STOP in backlog
 
-    def _speak(self, text: str, language: str) -> None:
+    def _speak(self, sentence: Sentence) -> None:
         try:
-            self.voice.speak(text, language)
+            self.voice.speak(respelt_for_speech(sentence.text, sentence.language), sentence.language)
         except Exception as error:  # any engine failure: keep refereeing with the console only
             warning = f"speech stopped ({type(error).__name__}: {error}); console only"
             print(f"uno-referee: warning: {warning}", file=sys.stderr)
@@ -173,10 +253,14 @@ class RecordingSpeaker:
     def __init__(self, language: str = "en") -> None:
         self.language = language
         self.said: list[tuple[str, str]] = []
+        #: The sentences said as ``routine`` (left out when speech falls behind).
+        self.routine: list[str] = []
         self.closed = False
 
-    def say(self, text: str, language: str | None = None) -> None:
+    def say(self, text: str, language: str | None = None, *, routine: bool = False) -> None:
         self.said.append((text, language or self.language))
+        if routine:
+            self.routine.append(text)
 
     def close(self) -> None:
         self.closed = True

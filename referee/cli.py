@@ -10,12 +10,16 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from referee import __version__
+from referee.commands import OnDemandParsers
+from referee.dependencies import install_hint
 from referee.errors import UserError
 
 # Modules under referee.commands, in the order `--help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "demo",
     "run",
+    "doctor",
+    "service",
     "watch",
     "resume",
     "calibrate",
@@ -48,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show full tracebacks for unexpected errors (for bug reports)"
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", action=OnDemandParsers)
     for name in COMMAND_MODULES:
         importlib.import_module(f"referee.commands.{name}").register(subparsers)
     return parser
@@ -74,11 +78,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as error:  # a bug, not bad input: still one line unless asked for more
-        if debug:
-            raise
-        print(
-            f"uno-referee: internal error: {type(error).__name__}: {error} (run with --debug and report it)",
-            file=sys.stderr,
-        )
-        return 3
+    except ImportError as error:  # a library missing on this machine (libxcb on a Pi OS Lite, …)
+        hint = install_hint(error)
+        if hint is None:
+            return _internal_error(error, debug)
+        print(f"uno-referee: error: {hint}", file=sys.stderr)
+        return 2
+    except Exception as error:
+        return _internal_error(error, debug)
+
+
+def _internal_error(error: Exception, debug: bool) -> int:
+    """A bug, not bad input: still one line unless asked for more (``--debug`` re-raises)."""
+    if debug:
+        raise error
+    print(
+        f"uno-referee: internal error: {type(error).__name__}: {error} (run with --debug and report it)",
+        file=sys.stderr,
+    )
+    return 3

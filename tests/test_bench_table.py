@@ -30,6 +30,7 @@ def test_quick_oracle_bench_prints_exactly_one_summary_line(capsys) -> None:
     assert 0.0 < float(match["latency"]) <= 0.5
     assert 0.0 < float(match["cpu"]) <= 0.10
     assert "reader: oracle" in err and "while idle" in err
+    assert err.splitlines()[-1].startswith("machine: ") and " cores, " in err
 
 
 def test_bad_options_are_one_line_errors(capsys) -> None:

@@ -49,6 +49,18 @@ def test_say_returns_at_once_prints_now_and_speaks_in_order():
     speaker.close()
 
 
+def test_dutch_uno_is_printed_as_written_and_spoken_as_players_say_it():
+    voice, console = SlowVoice(), io.StringIO()
+    voice.release.set()
+    speaker = Speaker(voice, "nl", console)
+    speaker.say("Ben roept Uno!")
+    speaker.say("Ben ruft Uno!", "de")
+    assert speaker.wait_until_quiet(5)
+    speaker.close()
+    assert console.getvalue() == "» Ben roept Uno!\n» Ben ruft Uno!\n"
+    assert voice.spoken == [("Ben roept Oeno!", "nl"), ("Ben ruft Uno!", "de")]
+
+
 def test_voice_failure_leaves_the_console_and_one_warning(capsys):
     voice = BrokenVoice()
     speaker = Speaker(voice, "en", io.StringIO())
@@ -117,3 +129,42 @@ def test_recording_speaker_is_an_announcer():
     speaker.say("Anna's turn.", "en")
     speaker.close()
     assert speaker.said == [("Anna is aan de beurt.", "nl"), ("Anna's turn.", "en")] and speaker.closed
+
+
+class GatedVoice:
+    """Speaks the first sentence only when the test opens the gate; every later one at once."""
+
+    def __init__(self) -> None:
+        self.spoken: list[str] = []
+        self.started = threading.Event()
+        self.gate = threading.Event()
+
+    def speak(self, text: str, language: str) -> None:
+        self.started.set()
+        self.gate.wait(5)
+        self.spoken.append(text)
+
+
+def say_while_the_voice_is_busy(speaker: Speaker, voice: GatedVoice) -> None:
+    speaker.say("Anna plays the red seven.", routine=True)
+    assert voice.started.wait(5)  # the voice is busy with the first sentence
+    speaker.say("Ben's turn.", routine=True)
+    speaker.say("Ben plays the red skip.", routine=True)
+    speaker.say("Wrong card: Ben has to draw one card.")
+    speaker.say("Clara plays the blue two.", routine=True)
+    speaker.say("Anna's turn.", routine=True)
+    voice.gate.set()
+    assert speaker.wait_until_quiet(5)
+    speaker.close()
+
+
+def test_a_backlog_is_said_as_one_utterance_without_the_stale_routine():
+    voice = GatedVoice()
+    say_while_the_voice_is_busy(Speaker(voice, "en", io.StringIO()), voice)
+    assert voice.spoken == ["Anna plays the red seven.", "Wrong card: Ben has to draw one card. Anna's turn."]
+
+
+def test_without_keeping_up_every_sentence_is_said():
+    voice = GatedVoice()
+    say_while_the_voice_is_busy(Speaker(voice, "en", io.StringIO(), keep_up=False), voice)
+    assert len(voice.spoken) == 6

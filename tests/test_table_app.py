@@ -248,3 +248,25 @@ def test_before_sides_are_learnt_the_seating_order_tells_them():
     assert app.on_pile(landed("red-5", from_deg=SIDES["Anna"] + 240 + 10)).ok
     assert app.verdicts[-1][0].by == "Clara"
     assert app.table.turn == "Anna"
+
+
+def test_the_round_result_is_said_for_the_game_s_scoring():
+    from referee.rules.events import RoundWon
+
+    rules = Rules.preset("official", match_mode="lowest_total")
+    app = RefereeApp(Table.deal(["Anna", "Ben", "Clara"], rules), RecordingSpeaker(), PhraseBook("en"))
+    assert (
+        app.phrases.event(RoundWon("Anna", 40, (("Anna", 0), ("Ben", 30), ("Clara", 10))))
+        == "Anna wins the round. Score: Anna 0, Clara 10 and Ben 30."
+    )
+
+
+def test_what_the_table_sees_for_itself_is_said_as_routine_refusals_are_not():
+    from referee.rules import Flip, Play, parse_card
+
+    speaker = RecordingSpeaker("en")
+    app = RefereeApp(Table.deal(["Anna", "Ben"], "official"), speaker, PhraseBook("en"))
+    app.submit(Flip(parse_card("red-4")))
+    app.submit(Play(parse_card("blue-9")))
+    assert speaker.routine == ["Anna's turn."]
+    assert speaker.said[-1][0].startswith("Anna, the blue nine can't be played.")

@@ -193,7 +193,7 @@ def test_camera_outage_is_announced_and_the_game_goes_on(table_setup):
     camera = FlakyVideoCamera(video, oracle, gap_at, gap_reads=7)  # lost after 5, back on the 2nd retry
     game = open_live_game(config, source=camera, buttons=ButtonQueue(0), reader=oracle)
     said = []
-    game.pipeline.app.say = said.append
+    game.pipeline.app.say = lambda sentence, **_how: said.append(sentence)
     game.play()
     phrases = game.pipeline.app.phrases
     assert phrases.message("camera_lost") in said and phrases.message("camera_back") in said

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from referee.commands import add_parser_on_demand
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from referee.render import dataset
-
-    parser = subparsers.add_parser("dataset", help="render a YOLO training set of UNO table scenes")
-    dataset.add_arguments(parser)
-    parser.set_defaults(handler=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    from referee.render import dataset
-
-    return dataset.run(args)
+    add_parser_on_demand(
+        subparsers, "dataset", "referee.render.dataset", help="render a YOLO training set of UNO table scenes"
+    )

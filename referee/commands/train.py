@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from referee.commands import add_parser_on_demand
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from referee.lab import training
-
-    parser = subparsers.add_parser(
-        "train", help="train the card detector from scratch, resume it, export it to ONNX (train extra)"
+    add_parser_on_demand(
+        subparsers,
+        "train",
+        "referee.lab.training",
+        help="train the card detector from scratch, resume it, export it to ONNX (train extra)",
     )
-    training.add_arguments(parser)
-    parser.set_defaults(handler=training.run)

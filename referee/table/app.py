@@ -23,6 +23,9 @@ CHALLENGE       the victim challenges the Wild Draw Four on top
 UNDO            take back the last accepted observation (or cancel an open prompt)
 ==============  ============================================================================
 
+Long presses (new game, next round, end of match, shut down) never reach the app: the pipeline
+hands them to :class:`referee.table.controls.TableControls`.
+
 >>> from hardware.speaker import RecordingSpeaker
 >>> from referee.rules import Table
 >>> app = RefereeApp(Table.deal(["Anna", "Ben"], "official"), RecordingSpeaker(), PhraseBook("en"))
@@ -65,9 +68,19 @@ from referee.rules import (
     parse_card,
     parse_colour,
 )
-from referee.rules.events import RoundWon
+from referee.rules.events import (
+    CardPlayed,
+    ColourChosen,
+    DirectionChanged,
+    Drew,
+    Event,
+    NextTurn,
+    RoundWon,
+    Skipped,
+    UnoCalled,
+)
 from referee.table.journal import Journal, Sighting, to_plain, verdict_to_plain
-from referee.table.phrases import PhraseBook
+from referee.table.phrases import QUESTIONS, PhraseBook
 from referee.table.pictures import small_jpeg
 from referee.table.pile import CardLanded, CardTakenBack, CardUnreadable, PileCleared, PileEvent
 from referee.table.repeats import RepeatFilter
@@ -75,6 +88,21 @@ from referee.table.seats import SeatDirections
 from referee.table.stream import EventSink, Moment, NullEvents
 
 log = logging.getLogger(__name__)
+
+#: Sentences that only matter while they are the latest: what the table sees for itself (a card
+#: played, whose turn it is) and questions (once anything newer happened, they were answered). When
+#: speech falls behind only the latest of these is said (:func:`hardware.speaker.catch_up`);
+#: penalties, refusals, requests to the table and results always are.
+ROUTINE: tuple[type[Event], ...] = (
+    CardPlayed,
+    NextTurn,
+    Drew,
+    Skipped,
+    ColourChosen,
+    DirectionChanged,
+    UnoCalled,
+    *QUESTIONS,
+)
 
 #: What the app is asking the table with the colour buttons, and for whom the answer is.
 PromptPurpose = str  # "target" | "catch"
@@ -111,7 +139,7 @@ class RefereeApp:
     ) -> None:
         self.table = table
         self.speaker = speaker
-        self.phrases = phrases
+        self.phrases = phrases.for_rules(table.rules)
         self.journal = journal
         self.game_id = game_id
         self.read_scoring_zone = read_scoring_zone
@@ -129,6 +157,15 @@ class RefereeApp:
         self._colour_before_wild: str | None = None
         #: The pile was gathered up since the last accepted observation (a new round is coming).
         self._pile_cleared = False
+
+    def restart(self, table: Table, game_id: int | None) -> None:
+        """Referee another game (a new match from the buttons) with the same speaker and journal."""
+        self.table = table
+        self.game_id = game_id
+        self.phrases = self.phrases.for_rules(table.rules)
+        self.prompt = None
+        self.seats = SeatDirections(table.players)
+        self.verdicts = []
 
     # --- inputs ---------------------------------------------------------------------------------
 
@@ -340,8 +377,9 @@ class RefereeApp:
             self._pile_cleared = False
         if verdict.ok and self.table.waiting_for == "colour":
             self._colour_before_wild = colour_before.label if colour_before is not None else None
-        sentences = self.phrases.events(verdict.events)
-        spoken = [self.say(sentence) for sentence in sentences]
+        pairs = list(self.phrases.sentences(verdict.events))
+        sentences = [sentence for _, sentence in pairs]
+        spoken = [self.say(sentence, routine=isinstance(event, ROUTINE)) for event, sentence in pairs]
         self._emit_verdict(observation, verdict, sentences, spoken)
         return verdict
 
@@ -380,9 +418,10 @@ class RefereeApp:
         self.events.emit(self.moment, "message", {"key": key, "text": sentence, "spoken": spoken})
         return spoken
 
-    def say(self, sentence: str) -> bool:
-        """Speak ``sentence`` unless it only repeats what was just said (:class:`RepeatFilter`)."""
+    def say(self, sentence: str, *, routine: bool = False) -> bool:
+        """Speak ``sentence`` unless it only repeats what was just said (:class:`RepeatFilter`);
+        ``routine`` sentences may be left out by a speaker that has fallen behind."""
         if not sentence or not self.repeats.should_say(sentence, self.moment.t):
             return False
-        self.speaker.say(sentence, self.phrases.language)
+        self.speaker.say(sentence, self.phrases.language, routine=routine)
         return True

@@ -156,6 +156,14 @@ class VisionConfig:
 
 
 @dataclass(frozen=True)
+class LedConfig:
+    """An optional status LED (docs/hardware.md §12): ready, reading, waiting for a button, error."""
+
+    enabled: bool = False
+    pin: int = 17
+
+
+@dataclass(frozen=True)
 class CalibrationConfig:
     profile: Path = field(default_factory=lambda: user_config_dir() / "calibration.json")
 
@@ -189,6 +197,7 @@ class RefereeConfig:
     journal: JournalConfig = field(default_factory=JournalConfig)
     speech: SpeechConfig = field(default_factory=SpeechConfig)
     detector: DetectorConfig = field(default_factory=DetectorConfig)
+    led: LedConfig = field(default_factory=LedConfig)
     vision: VisionConfig = field(default_factory=VisionConfig)
     web: WebConfig = field(default_factory=WebConfig)
 
@@ -238,7 +247,7 @@ def parse_config(text: str, source: str = "referee.toml") -> RefereeConfig:
     if "players" not in data:
         raise UserError(f'{source}: players is missing: add a line like players = ["Anna", "Ben", "Clara"]')
     _check_players(config.players, source)
-    _check_pins(config.buttons, source)
+    _check_pins(config.buttons, source, config.led)
     _check_rules(config.rules, source)
     return config
 
@@ -353,15 +362,16 @@ def _check_players(players: tuple[str, ...], source: str) -> None:
         seen.add(name.casefold())
 
 
-def _check_pins(buttons: ButtonConfig, source: str) -> None:
+def _check_pins(buttons: ButtonConfig, source: str, led: LedConfig | None = None) -> None:
     owner: dict[int, str] = {}
-    for name, pin in buttons.pins().items():
+    pins = {f"buttons.{name}": pin for name, pin in buttons.pins().items()}
+    if led is not None and led.enabled:
+        pins["led.pin"] = led.pin
+    for name, pin in pins.items():
         if pin not in GPIO_PINS:
-            raise UserError(
-                f"{source}: buttons.{name} = {pin} is not a GPIO pin: use a BCM number from 2 to 27"
-            )
+            raise UserError(f"{source}: {name} = {pin} is not a GPIO pin: use a BCM number from 2 to 27")
         if pin in owner:
-            both = f"buttons.{owner[pin]} and buttons.{name}"
+            both = f"{owner[pin]} and {name}"
             raise UserError(f"{source}: GPIO pin {pin} is given to both {both}: give each button its own pin")
         owner[pin] = name
 

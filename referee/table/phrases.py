@@ -27,17 +27,26 @@ from typing import Any
 from referee.errors import UserError
 from referee.rules.events import (
     CardPlayed,
+    ChallengePrompt,
     ChallengeSettled,
+    ColourOwed,
+    DirectionChanged,
     DrawnCardPrompt,
+    DrawPending,
     Event,
     FlipNeeded,
     HandsSwapped,
+    NextTurn,
     PenaltyDrawn,
     Rejected,
     ReshuffleNeeded,
     RevealNeeded,
+    RoundWon,
+    Skipped,
+    TargetOwed,
     Undone,
 )
+from referee.rules.options import Rules
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -60,6 +69,25 @@ VARIANTS: dict[type[Event], Callable[[Any], str]] = {
     Rejected: lambda e: "addressed" if e.player else "anonymous",
     Undone: lambda e: "card" if hasattr(e.observation, "card") else "other",
 }
+
+#: The ``RoundWon`` sentence for each ``match_mode``: only in ``first_to_target`` does the winner
+#: score the others' hands; otherwise each hand counts against its own player and the lowest leads.
+ROUND_WON_VARIANTS: dict[str, str] = {
+    "first_to_target": "winner_scores",
+    "lowest_total": "losers_score",
+    "elimination": "losers_score",
+}
+
+#: Events that ask one player a question: a "… is on turn" for the same player right after it
+#: would cut the question off, so it is not said.
+QUESTIONS: tuple[type[Event], ...] = (
+    ChallengePrompt,
+    DrawPending,
+    ColourOwed,
+    TargetOwed,
+    DrawnCardPrompt,
+    RevealNeeded,
+)
 
 
 @functools.cache
@@ -121,8 +149,15 @@ class _Speaking(string.Formatter):
         return f"{', '.join(names[:-1])} {self.words['and']} {names[-1]}"
 
     def spoken_scores(self, scores: Mapping[str, int] | Iterable[tuple[str, int]]) -> str:
+        return self._ranked(scores, highest_first=True)
+
+    def spoken_lowest_first(self, scores: Mapping[str, int] | Iterable[tuple[str, int]]) -> str:
+        return self._ranked(scores, highest_first=False)
+
+    def _ranked(self, scores: Mapping[str, int] | Iterable[tuple[str, int]], highest_first: bool) -> str:
+        """The leader first: the standings are heard in the order people care about."""
         pairs = scores.items() if isinstance(scores, Mapping) else scores
-        ranked = sorted(pairs, key=lambda pair: -pair[1])
+        ranked = sorted(pairs, key=lambda pair: -pair[1] if highest_first else pair[1])
         return self.spoken_names(f"{name} {total}" for name, total in ranked)
 
     def spoken_why(self, reason: str) -> str:
@@ -136,12 +171,19 @@ class _Speaking(string.Formatter):
 class PhraseBook:
     """Sentences in one language: :meth:`event` for the rules core's events, :meth:`message` for the rest."""
 
-    def __init__(self, language: str, phrases: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, language: str, phrases: Mapping[str, Any] | None = None, *, match_mode: str = "first_to_target"
+    ) -> None:
         if language not in LANGUAGES:
             raise UserError(f"no phrases for language {language!r}: use one of {', '.join(LANGUAGES)}")
         self.language = language
+        self.match_mode = match_mode
         self._phrases = phrases if phrases is not None else load_phrases()
         self._speaking = _Speaking(self._phrases["vocabulary"][language], self._phrases["reasons"], language)
+
+    def for_rules(self, rules: Rules) -> PhraseBook:
+        """This book for a game under ``rules`` (how a round's result is said depends on the scoring)."""
+        return PhraseBook(self.language, self._phrases, match_mode=rules.match_mode)
 
     def event(self, event: Event) -> str:
         """The sentence announcing ``event`` (any event of :mod:`referee.rules.events`)."""
@@ -149,14 +191,21 @@ class PhraseBook:
         variant = VARIANTS.get(type(event))
         if variant is not None:
             entry = entry[variant(event)]
+        elif isinstance(event, RoundWon):
+            entry = entry[ROUND_WON_VARIANTS[self.match_mode]]
         values = (
             {item.name: getattr(event, item.name) for item in fields(event)} if is_dataclass(event) else {}
         )
         return self._speaking.format(entry[self.language], **values)
 
     def events(self, events: Iterable[Event]) -> list[str]:
-        """One sentence per event, in order (a verdict's ``events``)."""
-        return [self.event(event) for event in events]
+        """The sentences of a verdict's ``events``, in order, less those that only repeat what the
+        table already hears (:func:`worth_saying`)."""
+        return [sentence for _, sentence in self.sentences(events)]
+
+    def sentences(self, events: Iterable[Event]) -> list[tuple[Event, str]]:
+        """:meth:`events` with the event each sentence says."""
+        return [(event, self.event(event)) for event in worth_saying(list(events))]
 
     def message(self, key: str, **values: Any) -> str:
         """One of the table's own sentences (``camera_lost``, ``straighten_card``, ``ask_uno_caller`` …)."""
@@ -169,3 +218,25 @@ class PhraseBook:
     def card(self, card: Any) -> str:
         """A card with its article: "die rote Sieben"."""
         return self._speaking.spoken_card(card)
+
+
+def worth_saying(events: list[Event]) -> list[Event]:
+    """The events of one verdict that add something when spoken.
+
+    * "Ben, draw four or challenge Anna?" is not followed by "Ben's turn": the question names him
+      and the turn would cut it off.
+    * A Reverse between two players is a Skip ("Anna plays the reverse. Ben is skipped."): the new
+      direction means nothing then and is not said.
+    """
+    kept = []
+    asked = set()
+    for index, event in enumerate(events):
+        if isinstance(event, NextTurn) and event.player in asked:
+            continue
+        following = events[index + 1] if index + 1 < len(events) else None
+        if isinstance(event, DirectionChanged) and isinstance(following, Skipped):
+            continue
+        if isinstance(event, QUESTIONS):
+            asked.add(event.player)
+        kept.append(event)
+    return kept

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -17,13 +17,14 @@ import numpy as np
 
 from calibration.profile import CalibrationProfile
 from calibration.table_view import TableView
-from hardware.buttons import ButtonQueue, open_buttons
+from hardware.buttons import ButtonName, ButtonQueue, open_buttons
 from hardware.camera import CameraBack, CameraLost, Frame, FrameSource, ResilientCamera, open_source
 from hardware.speaker import Speaker, open_speaker
 from referee.errors import UserError
 from referee.rules import Setup, Table, Verdict, observation_from_dict
 from referee.table.app import RefereeApp
 from referee.table.config import RefereeConfig
+from referee.table.controls import StatusReporter, TableControls
 from referee.table.journal import Journal, SavedGame
 from referee.table.phrases import PhraseBook
 from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
@@ -45,6 +46,12 @@ class Pipeline:
     #: The source time the stream starts at: 0 for a recording (its own video time), None for a
     #: live camera (its first frame's time).
     origin: float | None = None
+    #: Where long presses go (new game, next round, end of match, shut down): :class:`TableControls`.
+    on_hold: Callable[[ButtonName], None] | None = None
+    #: While True (a match ended from the buttons) the pile is still watched but means nothing.
+    paused: bool = False
+    #: Between a ``CameraLost`` and the ``CameraBack`` (for the status LED).
+    camera_lost: bool = False
 
     def __post_init__(self) -> None:
         if self.app.read_scoring_zone is None:
@@ -53,6 +60,7 @@ class Pipeline:
     def feed(self, item: Frame | CameraLost | CameraBack) -> list[Verdict]:
         """One frame (or camera outage event); returns the verdicts it produced."""
         if isinstance(item, (CameraLost, CameraBack)):
+            self.camera_lost = isinstance(item, CameraLost)
             self.app.on_camera(item)
             return []
         if self.origin is None:
@@ -62,6 +70,8 @@ class Pipeline:
         crop = self.view.crop(item.image, "discard")
         verdicts = []
         for event in self.watcher.feed(crop, item.timestamp):
+            if self.paused:
+                continue
             verdict = self.app.on_pile(event, crop)
             if verdict is not None:
                 verdicts.append(verdict)
@@ -71,6 +81,12 @@ class Pipeline:
         """Every button pressed since the last call, in order."""
         verdicts = []
         for press in buttons.drain():
+            if press.held:
+                if self.on_hold is not None:
+                    self.on_hold(press.button)
+                continue
+            if self.paused:
+                continue
             verdict = self.app.on_button(press.button)
             if verdict is not None:
                 verdicts.append(verdict)
@@ -180,29 +196,49 @@ def referee_stream(
 
 @dataclass
 class LiveGame:
-    """Everything a game at a real table holds open: close it to release camera, buttons and speech."""
+    """Everything a game at a real table holds open: close it to release camera, buttons and speech.
+
+    With ``table_controls`` (``run``: a Pi with nothing but the buttons) a won match does not end
+    the program: long presses start a new game, remind the table of the next round, end the match
+    and shut the Pi down (:class:`referee.table.controls.TableControls`).
+    """
 
     pipeline: Pipeline
     frames: Iterable[Frame | CameraLost | CameraBack]
     buttons: ButtonQueue | None
     speaker: Speaker
     journal: Journal
-    events: EventSink
+    events: EventSink = field(default_factory=NullEvents)
+    table_controls: TableControls | None = None
+    #: The status LED's driver, where there is one (``[led] enabled``).
+    status: StatusReporter | None = None
 
     def play(self) -> int:
-        """Referee until the match is won or the frames end; the journal keeps every step."""
-        table = self.pipeline.app.table
+        """Referee until the match is won (or, with table controls, until shut down) or the frames
+        end; the journal keeps every step."""
+        controls = self.table_controls
+        if controls is not None:
+            self.pipeline.on_hold = controls.hold
         try:
-            referee_stream(
-                self.frames, self.pipeline, self.buttons, until=lambda: table.state().match_winner is not None
-            )
+            referee_stream(self.frames, self.pipeline, self.buttons, until=self._over)
         finally:
             self.close()
+        if controls is not None and controls.shutdown_asked:
+            controls.power_off()
         return 0
+
+    def _over(self) -> bool:
+        if self.status is not None:
+            self.status.update(self.pipeline)
+        if self.table_controls is not None:
+            return self.table_controls.finished()
+        return self.pipeline.app.table.state().match_winner is not None
 
     def close(self) -> None:
         if self.buttons is not None:
             self.buttons.close()
+        if self.status is not None:
+            self.status.light.close()
         self.speaker.close()
         self.journal.close()
         self.events.close()

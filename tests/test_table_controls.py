@@ -1,0 +1,190 @@
+"""The table run from the buttons alone: long presses for a new game, the next round, the end of the
+match and shutting the Pi down, through the real pipeline, journal and phrase book."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from types import SimpleNamespace
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from hardware.buttons import ButtonName, ButtonQueue, GpioButtons, KeyboardButtons
+from hardware.camera import CameraLost
+from hardware.speaker import RecordingSpeaker
+from referee.rules import Flip, Table, parse_card
+from referee.table.app import RefereeApp
+from referee.table.config import parse_config
+from referee.table.controls import POWER_OFF, TableControls
+from referee.table.journal import Journal
+from referee.table.phrases import PhraseBook
+from referee.table.session import LiveGame, Pipeline
+
+CONFIG = parse_config('players = ["Anna", "Ben"]\n')
+
+
+@pytest.fixture
+def table(tmp_path):
+    """A game in progress: the pipeline (no camera needed for buttons), its journal and its voice."""
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    first = Table.deal(CONFIG.players, CONFIG.rules.build())
+    game_id = journal.start_game(first.setup, language="en")
+    speaker = RecordingSpeaker("en")
+    app = RefereeApp(first, speaker, PhraseBook("en"), journal=journal, game_id=game_id)
+    app.submit(Flip(parse_card("red-4")))
+    pipeline = Pipeline(None, None, app)
+    commands = []
+
+    def run_command(command):
+        commands.append(command)
+        return subprocess.CompletedProcess(command, 1, "", "sudo: a password is required\n")
+
+    controls = TableControls(pipeline, journal, CONFIG, run_command=run_command)
+    pipeline.on_hold = controls.hold
+    yield SimpleNamespace(
+        pipeline=pipeline, app=app, journal=journal, speaker=speaker, controls=controls, commands=commands
+    )
+    journal.close()
+
+
+def hold(pipeline: Pipeline, *buttons: ButtonName, held: bool = True) -> list:
+    queue = ButtonQueue(0)
+    for button in buttons:
+        queue.press(button, held=held)
+    return pipeline.press(queue)
+
+
+def test_holding_green_abandons_the_game_and_deals_a_new_one(table):
+    first_game, first_table = table.app.game_id, table.app.table
+    hold(table.pipeline, ButtonName.GREEN)
+    assert table.app.table is not first_table and table.app.table.waiting_for == "flip"
+    games = {game.game_id: game for game in table.journal.history()}
+    assert games[first_game].abandoned and not games[table.app.game_id].abandoned
+    assert table.speaker.said[-1] == (
+        "New game with Anna and Ben. Shuffle, deal and turn up the first card.",
+        "en",
+    )
+
+
+def test_holding_red_ends_the_match_and_the_buttons_wait_for_a_new_game(table):
+    hold(table.pipeline, ButtonName.RED)
+    assert table.speaker.said[-1][0] == "Match over. Score: Anna 0 and Ben 0. Hold green for a new game."
+    assert table.journal.history()[0].abandoned
+    assert hold(table.pipeline, ButtonName.DRAW, held=False) == []  # a short press means nothing now
+    assert table.app.table.state().counts == {"Anna": 7, "Ben": 7}
+    hold(table.pipeline, ButtonName.GREEN)
+    assert [verdict.ok for verdict in hold(table.pipeline, ButtonName.DRAW, held=False)] == [
+        False
+    ]  # flip first
+    assert len(table.journal.history()) == 2
+
+
+def test_holding_blue_says_the_next_round_only_when_the_round_is_over(table):
+    hold(table.pipeline, ButtonName.BLUE)
+    assert table.speaker.said[-1][0] == "The round is still going."
+    table.app.table = SimpleNamespace(waiting_for="next_round")
+    hold(table.pipeline, ButtonName.BLUE)
+    assert table.speaker.said[-1][0] == "Next round: shuffle, deal and turn up the first card."
+
+
+def test_other_long_presses_say_which_there_are(table):
+    hold(table.pipeline, ButtonName.UNO)
+    assert table.speaker.said[-1][0].startswith("Hold: green for a new game, blue for the next round")
+
+
+def test_a_won_match_says_how_to_go_on_once(table):
+    table.app.table = SimpleNamespace(state=lambda: SimpleNamespace(match_winner="Anna"))
+    assert not table.controls.finished() and not table.controls.finished()
+    hints = [text for text, _ in table.speaker.said if text.startswith("Hold green for a new game")]
+    assert hints == ["Hold green for a new game, or undo to switch off."]
+
+
+def test_holding_undo_stops_the_referee_then_switches_the_pi_off(table, capsys):
+    buttons = ButtonQueue(0)
+    buttons.press(ButtonName.UNDO, held=True)
+    frames = [CameraLost("fake camera", t) for t in (0.0, 1.0, 2.0)]
+    game = LiveGame(
+        table.pipeline, frames, buttons, table.speaker, table.journal, table_controls=table.controls
+    )
+    assert game.play() == 0
+    assert table.speaker.said[-1][0] == "Switching off. See you next time!"
+    assert sum(text == table.app.phrases.message("camera_lost") for text, _ in table.speaker.said) == 1
+    assert table.commands == [POWER_OFF]
+    assert capsys.readouterr().err == (
+        "uno-referee: warning: cannot switch off (sudo -n systemctl poweroff: sudo: a password is required); "
+        "stopped the referee only\n"
+    )
+
+
+def test_gpio_long_press_is_one_held_press_and_a_tap_one_short_press():
+    factory = MockFactory()
+    buttons = GpioButtons({"green": 20}, bounce_s=0.0, pin_factory=factory, hold_s=0.05)
+    pin = factory.pin(20)
+    pin.drive_low()
+    pin.drive_high()
+    presses = buttons.drain()
+    pin.drive_low()
+    deadline = time.monotonic() + 2
+    while len(presses) < 2 and time.monotonic() < deadline:  # gpiozero's hold thread calls back
+        presses += buttons.drain()
+        time.sleep(0.01)
+    pin.drive_high()
+    presses += buttons.drain()
+    buttons.close()
+    assert [(p.button, p.held) for p in presses] == [(ButtonName.GREEN, False), (ButtonName.GREEN, True)]
+
+
+def test_shift_and_a_key_is_the_long_press_on_a_keyboard():
+    import io
+
+    keyboard = KeyboardButtons(io.StringIO("gGZu"))
+    keyboard.wait_until_read()
+    presses = [(p.button.value, p.held) for p in keyboard.drain()]
+    assert presses == [("green", False), ("green", True), ("undo", True), ("uno", False)]
+
+
+def test_the_status_light_follows_what_the_referee_does(table):
+    from hardware.status_light import RecordingStatusLight
+    from referee.table.controls import StatusReporter
+
+    light, now = RecordingStatusLight(), [0.0]
+    table.pipeline.watcher = SimpleNamespace(reads=0)
+    status = StatusReporter(light, clock=lambda: now[0])
+    status.update(table.pipeline)  # the game waits for a play: ready
+    table.pipeline.watcher.reads = 1  # the pile moved and was read
+    status.update(table.pipeline)
+    now[0] = 2.0
+    status.update(table.pipeline)
+    table.pipeline.feed(CameraLost("fake camera", 2.0))
+    status.update(table.pipeline)
+    table.pipeline.camera_lost = False
+    table.app.table = SimpleNamespace(waiting_for="colour")
+    status.update(table.pipeline)
+    assert light.states == ["ready", "reading", "ready", "error", "waiting"]
+
+
+def test_the_status_led_blinks_through_gpiozero():
+    from hardware.status_light import GpioStatusLight
+
+    factory = MockFactory()
+    light = GpioStatusLight(17, pin_factory=factory)
+    pin = factory.pin(17)
+    light.show("ready")
+    assert pin.state == 1
+    light.show("reading")  # 0.1 s on, 0.1 s off
+    seen = set()
+    deadline = time.monotonic() + 2
+    while len(seen) < 2 and time.monotonic() < deadline:
+        seen.add(pin.state)
+        time.sleep(0.01)
+    light.close()
+    assert seen == {0, 1}
+
+
+def test_the_led_pin_may_not_be_a_button_s():
+    from referee.errors import UserError
+
+    with pytest.raises(UserError, match=r"GPIO pin 5 is given to both buttons.draw and led.pin"):
+        parse_config('players = ["Anna", "Ben"]\n[led]\nenabled = true\npin = 5\n')
+    assert parse_config('players = ["Anna", "Ben"]\n[led]\npin = 5\n').led.pin == 5  # off: not checked
