@@ -77,3 +77,12 @@ def test_a_missing_system_library_names_the_debian_packages(monkeypatch, capsys)
 def test_an_import_error_of_our_own_stays_an_internal_error(monkeypatch, capsys):
     assert main_raising(monkeypatch, ImportError("cannot import name 'nothing' from 'referee.rules'")) == 3
     assert "internal error: ImportError" in capsys.readouterr().err
+
+
+def test_every_command_has_help(capsys):
+    """Every sub-command's --help prints (argparse formats help texts with %: one stray % crashed it)."""
+    from referee.cli import COMMAND_MODULES, main
+
+    for name in COMMAND_MODULES:
+        assert main([name, "--help"]) == 0, name
+        assert "usage:" in capsys.readouterr().out

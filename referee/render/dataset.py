@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--kind",
         choices=sorted(SCENE_WEIGHTS),
         help="render only scenes of this kind (default: the training mix, "
-        + ", ".join(f"{kind} {share:.0%}" for kind, share in SCENE_WEIGHTS.items())
+        + ", ".join(f"{kind} {share * 100:.0f} %%" for kind, share in SCENE_WEIGHTS.items())
         + ")",
     )
     parser.add_argument(
