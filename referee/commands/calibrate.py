@@ -173,10 +173,8 @@ def _learn_deck_at_the_table(
     from hardware.camera import open_source, read_image, read_still
     from hardware.speaker import open_speaker
     from referee.errors import UserError
-    from referee.rules import Rules
-    from referee.rules.cards import deck as full_deck
     from referee.table.session import card_reader
-    from referee.vision.deck import DeckBuilder, faces_in_a_row
+    from referee.vision.deck import DeckBuilder, faces_in_a_row, standard_faces
 
     reader = card_reader(None, config.detector.model, config.detector.backend, config.detector.threads)
     view = profile.table_view()
@@ -209,7 +207,7 @@ def _learn_deck_at_the_table(
             )
         speaker = open_speaker(config.speech.enabled, config.language)
         source = open_source(args.camera or config.camera.source, config.camera.width, config.camera.height)
-        faces_all = list(dict.fromkeys(card.name for card in full_deck(Rules.preset("official"))))
+        faces_all = standard_faces()
         rows = [faces_all[i : i + FACES_PER_ROW] for i in range(0, len(faces_all), FACES_PER_ROW)]
         for number, faces in enumerate(rows, 1):
             spoken = ", ".join(phrases.card(face) for face in faces)
@@ -231,8 +229,7 @@ def _learn_deck_at_the_table(
     deck.save(out)
     for problem in problems:
         print(f"uno-referee: skipped: {problem}")
-    faces_all = list(dict.fromkeys(card.name for card in full_deck(Rules.preset("official"))))
-    missing = deck.missing(faces_all)
+    missing = deck.missing(standard_faces())
     return f"  deck: {len(deck.faces)} faces learnt, saved to {out}" + (
         f"; not shown, read by the general model: {', '.join(missing)}" if missing else ""
     )

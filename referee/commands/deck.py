@@ -37,9 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle_learn(args: argparse.Namespace) -> int:
     import sys
 
-    from referee.rules import Rules
-    from referee.rules.cards import deck as full_deck
-    from referee.vision.deck import learn_deck
+    from referee.vision.deck import learn_deck, standard_faces
     from referee.vision.glyphs import load_glyph_classifier
     from referee.vision.options import detector_from_args
     from referee.vision.reader import CardReader
@@ -51,8 +49,7 @@ def handle_learn(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"uno-referee: skipped: {problem}", file=sys.stderr)
     deck.save(args.out)
-    faces = list(dict.fromkeys(card.name for card in full_deck(Rules.preset("official"))))
-    missing = deck.missing(faces)
+    missing = deck.missing(standard_faces())
     print(
         f"learnt {len(deck.faces)} faces from {sum(deck.photos.values())} photos in "
         f"{time.monotonic() - started:.1f} s; colours "

@@ -58,13 +58,18 @@ class LabelledImage:
 
     def boxes(self, width: int, height: int) -> tuple[tuple[int, tuple[float, float, float, float]], ...]:
         """The labelled boxes as (class id, xyxy) in the pixels of a ``width`` × ``height`` picture."""
-        return tuple(
-            (
-                class_id,
-                ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height),
-            )
-            for class_id, cx, cy, w, h in self.rows
+        return yolo_boxes(self.rows, width, height)
+
+
+def yolo_boxes(rows, width: int, height: int) -> tuple[tuple[int, tuple[float, float, float, float]], ...]:
+    """YOLO rows (class id, cx, cy, w, h; 0…1) as (class id, xyxy) in a ``width`` × ``height`` picture."""
+    return tuple(
+        (
+            int(class_id),
+            ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height),
         )
+        for class_id, cx, cy, w, h in rows
+    )
 
 
 def labelled_images(

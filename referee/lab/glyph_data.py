@@ -28,10 +28,11 @@ from pathlib import Path
 import numpy as np
 
 from referee.errors import UserError
-from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
+from referee.lab.evaluate import labelled_images, yolo_boxes
+from referee.vision.classes import CLASS_NAMES
 from referee.vision.detection import box_iou
 from referee.vision.glyphs import BACKGROUND, CROP_PX, glyph_crop
-from referee.vision.images import IMAGE_SUFFIXES, read_image
+from referee.vision.images import read_image
 
 #: A labelled box is shifted by up to this share of its size and scaled by up to this factor, as the
 #: detector's boxes wander around a glyph.
@@ -110,13 +111,7 @@ def _rendered(task: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng([seed, index])
     scene = render_scene(rng, size)
     height, width = scene.image.shape[:2]
-    rows = [
-        (
-            int(c),
-            np.array([(x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height]),
-        )
-        for c, x, y, w, h in scene.labels
-    ]
+    rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
     polygons = [
         np.asarray(card.polygon, np.float64)
         for card in scene.scene.cards
@@ -130,23 +125,11 @@ def _rendered(task: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
 
 def roboflow_crops(folder: Path, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Crops of the shared Roboflow *train* split (its ids remapped to ours)."""
-    images = sorted(p for p in (folder / "train" / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     crops: list[np.ndarray] = []
     labels: list[int] = []
-    for path in images:
-        image = read_image(path)
-        height, width = image.shape[:2]
-        label_file = folder / "train" / "labels" / f"{path.stem}.txt"
-        rows = []
-        for line in label_file.read_text().split("\n") if label_file.is_file() else []:
-            if not line.strip():
-                continue
-            original, x, y, w, h = line.split()[:5]
-            x, y, w, h = (float(v) for v in (x, y, w, h))
-            box = np.array(
-                [(x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height]
-            )
-            rows.append((ROBOFLOW_TO_CLASS[int(original)], box))
+    for item in labelled_images(folder / "train", roboflow=True):
+        image = read_image(item.path)
+        rows = [(c, np.array(box)) for c, box in item.boxes(image.shape[1], image.shape[0])]
         for crop, label in _crops_of(image, rows, rng):
             crops.append(crop)
             labels.append(label)

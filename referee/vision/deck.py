@@ -23,15 +23,17 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from referee.errors import UserError
-from referee.vision.classes import SYMBOL_CLASSES
+from referee.vision.classes import COLOURS, SYMBOL_CLASSES, WILD_SYMBOLS
 from referee.vision.colour import BLACK, ColourModel, field_crop
 from referee.vision.detection import Detection
 from referee.vision.glyphs import GlyphClassifier
+from referee.vision.reader import ReaderSettings, suppress_duplicates
 
 FORMAT = "uno-referee deck 1"
 
@@ -72,15 +74,28 @@ class LearntDeck:
         learnt = set(self.cards)
         return [name for name in expected if name not in learnt]
 
+    @cached_property
+    def _symbols(self) -> np.ndarray:
+        """The symbol class of each learnt glyph (worked out once: matching runs on every read)."""
+        return np.asarray([_symbol(card) for card in self.cards])
+
+    @cached_property
+    def _centre(self) -> np.ndarray:
+        """The deck's mean glyph. The classifier's embeddings all lie in one corner of the sphere
+        (cosines of 0.95 and more between any two glyphs); centred on it they spread out."""
+        return self.embeddings.mean(axis=0)
+
+    @cached_property
+    def _prototypes(self) -> np.ndarray:
+        """The learnt glyphs, centred and of unit length."""
+        return _unit(self.embeddings - self._centre)
+
     def match(self, embeddings: np.ndarray) -> list[DeckMatch | None]:
         """For each embedding: the learnt face it is, or None where the deck is not sure."""
         if len(embeddings) == 0 or len(self.cards) == 0:
             return [None] * len(embeddings)
-        symbols = np.asarray([_symbol(card) for card in self.cards])
-        # The classifier's embeddings all lie in one corner of the sphere (cosines of 0.95 and more
-        # between any two glyphs); centred on the deck's mean glyph they spread out.
-        centre = self.embeddings.mean(axis=0)
-        similarities = _unit(np.asarray(embeddings, np.float32) - centre) @ _unit(self.embeddings - centre).T
+        symbols = self._symbols
+        similarities = _unit(np.asarray(embeddings, np.float32) - self._centre) @ self._prototypes.T
         result: list[DeckMatch | None] = []
         for row in similarities:
             best = int(row.argmax())
@@ -163,18 +178,21 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 
 def _symbol(card: str) -> str:
-    """The symbol class of a card name (``red-7`` → ``7``); a one-line error for unknown names."""
+    """The symbol class of a card name (``red-7`` → ``7``); ValueError for unknown names."""
     from referee.rules.cards import CardError, parse_card
 
     try:
-        parse_card(card)
+        return parse_card(card).rank.label
     except CardError as error:
         raise ValueError(f"unknown card name {card!r}") from error
-    colour, _, rest = card.partition("-")
-    symbol = rest if colour in ("red", "yellow", "green", "blue") else card
-    if symbol not in SYMBOL_CLASSES:
-        raise ValueError(f"unknown card name {card!r}")
-    return symbol
+
+
+def standard_faces() -> list[str]:
+    """Every face of the standard 108-card deck, once each: what a learnt deck is checked against."""
+    from referee.rules import Rules
+    from referee.rules.cards import deck
+
+    return list(dict.fromkeys(card.name for card in deck(Rules.preset("official"))))
 
 
 # --- learning ---------------------------------------------------------------------------------------
@@ -192,30 +210,21 @@ def corner_glyphs(
     image_bgr: np.ndarray,
     detections: list[Detection],
     glyphs: GlyphClassifier,
-    reject: float,
-    size_ratio: float,
-    duplicate_overlap: float,
+    settings: ReaderSettings,
     limit: int | None = 2,
 ) -> FaceGlyphs:
-    """The corner indices of the one card in a photo: the detector's symbol boxes, one per glyph,
-    without those the glyph classifier takes for no index, and without the big centre symbol
-    (clearly larger than the smallest glyph). More than ``limit`` left means more than one card."""
-    from referee.vision.detection import box_overlap_of_smaller
-
-    symbols = sorted((d for d in detections if d.class_name in SYMBOL_CLASSES), key=lambda d: -d.score)
-    kept: list[Detection] = []
-    for detection in symbols:
-        boxes = np.asarray([k.box for k in kept]).reshape(-1, 4)
-        if not (box_overlap_of_smaller(np.asarray(detection.box), boxes) >= duplicate_overlap).any():
-            kept.append(detection)
+    """The corner indices of the one card in a photo: the detector's symbol boxes, one per glyph
+    (as the reader keeps them), without those the glyph classifier takes for no index, and without
+    the big centre symbol (clearly larger than the smallest glyph). More than ``limit`` left means
+    more than one card."""
+    kept = suppress_duplicates([d for d in detections if d.class_name in SYMBOL_CLASSES], settings)
     if kept:
-        readings = glyphs.read(image_bgr, [d.box for d in kept])
-        index_share = readings.probabilities[:, : len(SYMBOL_CLASSES)].sum(axis=1)
-        kept = [d for d, share in zip(kept, index_share, strict=True) if 1.0 - share < reject]
+        not_index = glyphs.read(image_bgr, [d.box for d in kept]).not_index
+        kept = [d for d, share in zip(kept, not_index, strict=True) if share < settings.glyph_reject]
     if not kept:
         return FaceGlyphs([], "no card found (photograph one card, face up, its corners in the picture)")
     smallest = min(d.size for d in kept)
-    corners = [d for d in kept if d.size <= size_ratio * smallest]
+    corners = [d for d in kept if d.size <= settings.pair_size_ratio * smallest]
     if limit is not None and len(corners) > limit:
         return FaceGlyphs([], f"{len(corners)} corner indices found: one card per photo, please")
     return FaceGlyphs([d.box for d in corners])
@@ -243,7 +252,7 @@ class DeckBuilder:
         self.vectors.append(embedded)
         self.cards += [face] * len(embedded)
         self.photos[face] = self.photos.get(face, 0) + 1
-        colour = BLACK if symbol.startswith("wild") else face.partition("-")[0]
+        colour = BLACK if symbol in WILD_SYMBOLS else face.partition("-")[0]
         self.samples.setdefault(colour, []).extend(field_crop(image_bgr, box, 0.2) for box in boxes)
 
     def build(self, problems: list[str]) -> LearntDeck:
@@ -253,7 +262,7 @@ class DeckBuilder:
                 f"nothing learnt from {self.source}: " + (problems[0] if problems else "no faces")
             )
         colours = None
-        if all(colour in self.samples for colour in ("red", "yellow", "green", "blue")):
+        if all(colour in self.samples for colour in COLOURS):
             try:
                 colours = ColourModel.from_samples(self.samples)
             except UserError as error:
@@ -271,9 +280,7 @@ def learn_deck(
     detect: Callable[[np.ndarray], list[Detection]],
     glyphs: GlyphClassifier,
     *,
-    reject: float = 0.7,
-    size_ratio: float = 1.6,
-    duplicate_overlap: float = 0.5,
+    settings: ReaderSettings | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[LearntDeck, list[str]]:
     """Learn the faces photographed in ``folder`` (one sub-folder per card name).
@@ -285,6 +292,7 @@ def learn_deck(
 
     if not folder.is_dir():
         raise UserError(f"no such folder: {folder} (one sub-folder per card name, e.g. red-7/, wild/)")
+    settings = settings or ReaderSettings()
     problems: list[str] = []
     builder = DeckBuilder(glyphs, str(folder))
     for face_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
@@ -304,7 +312,7 @@ def learn_deck(
             except UnreadableImage as error:
                 problems.append(f"{path}: {error}")
                 continue
-            found = corner_glyphs(image, detect(image), glyphs, reject, size_ratio, duplicate_overlap)
+            found = corner_glyphs(image, detect(image), glyphs, settings)
             if found.problem:
                 problems.append(f"{path}: {found.problem}")
                 continue
@@ -315,24 +323,29 @@ def learn_deck(
 
 
 def faces_in_a_row(
-    image_bgr: np.ndarray, read: Callable[[np.ndarray], list], faces: list[str]
+    image_bgr: np.ndarray,
+    read: Callable[[np.ndarray], list],
+    faces: list[str],
+    settings: ReaderSettings | None = None,
 ) -> list[tuple[str, list[tuple[float, float, float, float]]]]:
     """The corner glyphs of ``faces`` laid in a row, left to right (``calibrate --deck``): the cards
     the general reader finds (``read``: a :meth:`CardReader.read`), in order of their middles, each
     with the index boxes it was read from. Their names do not matter — that is what is being learnt —
     only that there are as many as faces (a one-line error otherwise)."""
-    groups = [
-        [d.box for d in card.indices]
+    settings = settings or ReaderSettings()
+    low, high = settings.pair_distance
+    groups: list[list[Detection]] = [
+        list(card.indices)
         for card in sorted(read(image_bgr), key=lambda card: (card.box[0] + card.box[2]) / 2)
     ]
     # A corner the general model misreads is not paired with its twin (a script 3 read as 5): two
-    # lone corners side by side, as far apart as one card's corners, are one card being learnt.
+    # lone corners side by side, as far apart as the reader pairs one card's corners, are one card.
     while len(groups) > len(faces):
         lone = [
-            (abs(math.log(spacing / 5.5)), k)
+            (abs(math.log(spacing / settings.pair_expected_distance)), k)
             for k in range(len(groups) - 1)
             if len(groups[k]) == 1 == len(groups[k + 1])
-            and 2.2 <= (spacing := _spacing(groups[k][0], groups[k + 1][0])) <= 11.0
+            and low <= (spacing := _spacing(groups[k][0], groups[k + 1][0])) <= high
         ]
         if not lone:
             break
@@ -343,18 +356,9 @@ def faces_in_a_row(
             f"I see {len(groups)} cards where {len(faces)} should lie: lay them face up in one row, "
             "a finger's width apart"
         )
-    return list(zip(faces, groups, strict=True))
+    return [(face, [d.box for d in group]) for face, group in zip(faces, groups, strict=True)]
 
 
-def _spacing(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    """Centre distance of two index boxes in units of their mean longer side (as the reader pairs)."""
-    size = (max(a[2] - a[0], a[3] - a[1]) + max(b[2] - b[0], b[3] - b[1])) / 2
-    return math.dist(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2), ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)) / size
-
-
-def similarity_gap(deck: LearntDeck) -> float:
-    """The smallest distance, in cosine similarity, between glyphs of different symbols (for reports)."""
-    symbols = np.asarray([_symbol(card) for card in deck.cards])
-    similarity = deck.embeddings @ deck.embeddings.T
-    different = symbols[:, None] != symbols[None, :]
-    return float(1.0 - similarity[different].max()) if different.any() else math.inf
+def _spacing(a: Detection, b: Detection) -> float:
+    """Centre distance of two index boxes in their mean size, as the reader measures pairs."""
+    return math.dist(a.centre, b.centre) / ((a.size + b.size) / 2)

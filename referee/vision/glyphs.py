@@ -30,7 +30,7 @@ import numpy as np
 
 from models import GLYPH_MODEL_FILE, model_file
 from referee.errors import UserError
-from referee.vision.classes import CLASS_NAMES
+from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES
 
 CROP_PX = 40  # side of the square the classifier sees
 #: The square cut around a box: this many times its longer side, so the classifier sees a little of
@@ -63,6 +63,12 @@ class GlyphReadings:
 
     probabilities: np.ndarray  # (N, len(GLYPH_CLASSES)), rows sum to 1
     embeddings: np.ndarray  # (N, D), unit rows
+
+    @property
+    def not_index(self) -> np.ndarray:
+        """(N,) how sure the classifier is that each box holds no corner index (background or a
+        colour-blind symbol)."""
+        return 1.0 - self.probabilities[:, : len(SYMBOL_CLASSES)].sum(axis=1)
 
 
 class GlyphClassifier:

@@ -176,8 +176,8 @@ class CardReader:
                 "card symbols: train it on referee.vision.classes.CLASS_NAMES"
             )
         self.detector = detector
-        self.colour_model = colour_model or (deck.colours if deck is not None and deck.colours else None)
-        self.colour_model = self.colour_model or ColourModel.default()
+        learnt_colours = deck.colours if deck is not None else None
+        self.colour_model = colour_model or learnt_colours or ColourModel.default()
         self.settings = settings or ReaderSettings()
         self.glyphs = glyphs
         self.deck = deck
@@ -249,7 +249,7 @@ class CardReader:
         if self.glyphs is not None:
             detections, vouched = self._second_look(image_bgr, detections)
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
-        symbols = _suppress_duplicates(
+        symbols = suppress_duplicates(
             _off_colourblind_symbols(
                 [d for d in detections if d.class_name in SYMBOL_CLASSES], colourblind, self.settings
             ),
@@ -287,7 +287,8 @@ class CardReader:
         weight, count = self.settings.glyph_weight, len(SYMBOL_CLASSES)
         matches = self.deck.match(readings.embeddings) if self.deck is not None else [None] * len(symbols)
         named: list[Detection] = []
-        for detection, probabilities, match in zip(symbols, readings.probabilities, matches, strict=True):
+        rows = zip(symbols, readings.probabilities, readings.not_index, matches, strict=True)
+        for detection, probabilities, not_index, match in rows:
             if match is not None:  # a face of the user's own deck, recognised
                 vouched.add(detection.box)
                 class_id = CLASS_NAMES.index(match.symbol)
@@ -295,7 +296,7 @@ class CardReader:
                     replace(detection, class_id=class_id, class_name=match.symbol, score=match.score)
                 )
                 continue
-            if 1.0 - float(probabilities[:count].sum()) >= self.settings.glyph_reject:
+            if not_index >= self.settings.glyph_reject:
                 continue
             fused = weight * probabilities[:count]
             fused[detection.class_id] += (1 - weight) * detection.score
@@ -500,7 +501,7 @@ def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) 
     return [group for group in groups if len(group) == 2 or not echo(group[0].detection)]
 
 
-def _suppress_duplicates(detections: list[Detection], settings: ReaderSettings) -> list[Detection]:
+def suppress_duplicates(detections: list[Detection], settings: ReaderSettings) -> list[Detection]:
     """Keep the best-scoring box of each glyph. The detector sometimes boxes one glyph twice: as two
     symbols (6 and 9, +2 and +4, a 7 inside a looser 1) or as one symbol in a tight and a loose box.
     NMS keeps such pairs when they overlap by less than half, and two such pairs read as two cards."""
