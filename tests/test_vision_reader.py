@@ -16,10 +16,12 @@ from numpy.lib.array_utils import byte_bounds
 
 from referee.errors import UserError
 from referee.render.cards import render_card
+from referee.rules.options import Rules
 from referee.vision.backends import load_detector
-from referee.vision.classes import CLASS_NAMES, COLOURS
+from referee.vision.classes import CLASS_NAMES, COLOURS, symbols_in_play
 from referee.vision.colour import BLACK, ColourModel, field_crop
 from referee.vision.detection import Detection, box_iou
+from referee.vision.glyphs import GLYPH_CLASSES, GlyphReadings
 from referee.vision.reader import CardReader, ReaderSettings
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
@@ -670,3 +672,125 @@ def test_a_lone_index_cut_by_the_pictures_edge_is_not_read(reader):
     assert [c.name for c in reader.cards_from_detections(canvas, [whole])] == ["green-2"]
     (seen,) = reader.cards_from_detections(canvas, [cut, bottom_right])
     assert seen.name == "green-2" and len(seen.indices) == 2
+
+
+# --- where the evidence disagrees: corners of one card, a field that contradicts its symbol -------
+
+
+class ScriptedGlyphs:
+    """A glyph classifier that answers what a test scripts for each box: {symbol: probability}
+    by box centre (nearest), the rest of each row "background"."""
+
+    def __init__(self, beliefs: dict[tuple[float, float], dict[str, float]]) -> None:
+        self.beliefs = beliefs
+
+    def read(self, image_bgr, boxes) -> GlyphReadings:
+        rows = []
+        for x1, y1, x2, y2 in boxes:
+            centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+            nearest = min(self.beliefs, key=lambda c: math.dist(c, centre))
+            row = np.zeros(len(GLYPH_CLASSES), np.float32)
+            for symbol, p in self.beliefs[nearest].items():
+                row[GLYPH_CLASSES.index(symbol)] = p
+            row[-1] = 1.0 - row.sum()
+            rows.append(row)
+        return GlyphReadings(
+            np.asarray(rows).reshape(-1, len(GLYPH_CLASSES)), np.zeros((len(rows), 4), np.float32)
+        )
+
+
+def relabelled(detection: Detection, symbol: str, score: float = 0.8) -> Detection:
+    return replace(detection, class_id=CLASS_NAMES.index(symbol), class_name=symbol, score=score)
+
+
+def with_glyphs(reader: CardReader, beliefs, symbols=None) -> CardReader:
+    return CardReader(reader.detector, glyphs=ScriptedGlyphs(beliefs), symbols=symbols)
+
+
+def test_corners_read_as_1_and_7_are_one_card_when_both_can_be_a_1(reader):
+    """Seen on a recent Mattel deck never trained on: its flagged 1, half-turned in the bottom-right
+    corner, was read as 7 by the detector (0.74) while the glyph classifier said 1 (0.62): two cards,
+    red-1 and red-7, from one."""
+    canvas = table(300, 260)
+    top, bottom = paste(canvas, "red-1", 50, 40, height=200).indices
+    misread = [top, relabelled(bottom, "7")]
+    assert sorted(card.name for card in reader.cards_from_detections(canvas, misread)) == ["red-1", "red-7"]
+    beliefs = {top.centre: {"1": 0.6, "7": 0.05}, bottom.centre: {"1": 0.6, "7": 0.05}}
+    (card,) = with_glyphs(reader, beliefs).cards_from_detections(canvas, misread)
+    assert card.name == "red-1" and len(card.indices) == 2
+
+
+def test_corners_of_two_cards_that_each_read_clearly_are_not_reconciled(reader):
+    """A red 1 and a red 7 laid side by side: the 1's bottom corner and the 7's top corner are spaced
+    like one card's; neither belief gives the other's symbol, so they stay two cards."""
+    canvas = table(260, 420)
+    one = paste(canvas, "red-1", 20, 30, seed=1)
+    seven = paste(canvas, "red-7", 150, 30, seed=2)
+    beliefs = {
+        d.centre: {d.class_name: 0.9, "1" if d.class_name == "7" else "7": 0.05}
+        for d in one.indices + seven.indices
+    }
+    seen = with_glyphs(reader, beliefs).cards_from_detections(canvas, one.indices[1:] + seven.indices[:1])
+    assert sorted(card.name for card in seen) == ["red-1", "red-7"]
+
+
+def test_a_corner_whose_colour_drifts_is_still_one_card(reader):
+    """Seen on a pale yellow deck under a cool lamp: one corner's field read yellow, the other's green.
+    The card's body between them decides."""
+    canvas = table(300, 260)
+    top, bottom = paste(canvas, "yellow-2", 50, 40, height=200).indices
+    x1, y1, x2, y2 = (round(v) for v in bottom.box)
+    corner = canvas[y1 - 8 : y2 + 8, x1 - 8 : x2 + 8]
+    field = corner[..., 0] < 120  # the yellow print, not the white ink
+    corner[field, 2] = (corner[field, 2] * 0.45).astype(np.uint8)  # less red: yellow turns green
+    colours = [
+        reader.colour_model.read(reader.colour_model.votes(canvas, d.box)).colour for d in (top, bottom)
+    ]
+    assert colours == ["yellow", "green"]
+    (card,) = reader.cards_from_detections(canvas, [top, bottom])
+    assert card.name == "yellow-2" and len(card.indices) == 2
+
+
+def test_neighbours_in_a_fan_of_two_colours_stay_two(reader):
+    """Seen on a real photo: the top-left corners of a red and a yellow reverse in a fan, a yellow 6
+    between them, were taken for one card's two corners (the reverse looks alike half-turned, and the
+    body between them was yellow). Corners that disagree pair only at a card's typical spacing."""
+    canvas = table(260, 420)
+    names = ["red-reverse", "yellow-6", "yellow-reverse"]
+    pasted = [paste(canvas, name, 20 + 60 * i, 40, seed=i) for i, name in enumerate(names)]
+    visible = [d for card in pasted[:-1] for d in card.indices[:1]] + pasted[-1].indices
+    beliefs = {d.centre: {d.class_name: 0.9} for d in visible}
+    seen = with_glyphs(reader, beliefs).cards_from_detections(canvas, visible)
+    assert sorted(card.name for card in seen) == sorted(names)
+
+
+@pytest.mark.parametrize("design", ["modern", "classic"])
+def test_a_4_on_a_black_field_is_the_wild_draw4_its_belief_names(reader, design):
+    """Seen on a deck never trained on: its outlined +4 was boxed as a 4, and a 4 on a black field is
+    no card, so the wild draw four went unread."""
+    canvas = table(300, 260)
+    indices = [
+        relabelled(d, "4") for d in paste(canvas, "wild-draw4", 50, 40, height=200, design=design).indices
+    ]
+    assert reader.cards_from_detections(canvas, indices) == []
+    beliefs = {d.centre: {"4": 0.3, "wild-draw4": 0.45} for d in indices}
+    (card,) = with_glyphs(reader, beliefs).cards_from_detections(canvas, indices)
+    assert card.name == "wild-draw4"
+
+
+def test_the_deck_in_play_limits_what_is_read(reader):
+    """A glyph half-taken for a wild-swap on a 108-card deck (which has none) is the deck's wild draw four."""
+    canvas = table(300, 260)
+    indices = [relabelled(d, "wild-swap") for d in paste(canvas, "wild-draw4", 50, 40, height=200).indices]
+    beliefs = {d.centre: {"wild-swap": 0.5, "wild-draw4": 0.45} for d in indices}
+    (anything,) = with_glyphs(reader, beliefs).cards_from_detections(canvas, indices)
+    assert anything.name == "wild-swap"
+    official = symbols_in_play(Rules.preset("official"))
+    (in_play,) = with_glyphs(reader, beliefs, official).cards_from_detections(canvas, indices)
+    assert in_play.name == "wild-draw4"
+    unsure = {d.centre: {"wild-swap": 0.5, "wild-draw4": 0.1} for d in indices}
+    assert with_glyphs(reader, unsure, official).cards_from_detections(canvas, indices) == []
+    without_glyphs = CardReader(reader.detector, symbols=official)
+    assert without_glyphs.cards_from_detections(canvas, indices) == []
+    with pytest.raises(UserError, match="unknown card symbols"):
+        CardReader(reader.detector, symbols={"7", "joker"})

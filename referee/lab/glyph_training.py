@@ -95,9 +95,11 @@ def train(
     log=print,
     init: Path | None = None,
     lr: float = 3e-3,
+    checkpoint: Path | None = None,
 ):
     """Train for about ``minutes`` (cosine learning rate over the epochs that fit); returns the net.
-    ``init``: a state dict of an earlier run to continue from (with a new schedule)."""
+    ``init``: a state dict of an earlier run to continue from (with a new schedule).
+    ``checkpoint``: where to save the state dict after every epoch, so a stopped run is not lost."""
     import torch
 
     torch.manual_seed(seed)
@@ -145,6 +147,8 @@ def train(
             correct += int((logits.argmax(1) == y).sum())
         epoch += 1
         log(f"epoch {epoch}: train accuracy {correct / seen:.3f}, {time.monotonic() - start:.0f} s")
+        if checkpoint is not None:
+            torch.save(net.state_dict(), checkpoint)
 
 
 def export(net, out: Path, info: dict) -> None:
@@ -219,10 +223,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(used)} training crops, {len(held)} held out; "
         f"background share {np.mean(labels == BACKGROUND):.2f}"
     )
-    net = train(crops[used], labels[used], args.minutes, threads=args.threads, init=args.init, lr=args.lr)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    net = train(
+        crops[used],
+        labels[used],
+        args.minutes,
+        threads=args.threads,
+        init=args.init,
+        lr=args.lr,
+        checkpoint=args.out.with_suffix(".epoch.pt"),
+    )
     import torch
 
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), args.out.with_suffix(".pt"))  # to continue from (--init)
     accuracy = held_out_accuracy(net, crops[held], labels[held])
     print(f"held-out crop accuracy {accuracy:.3f}")

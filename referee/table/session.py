@@ -107,9 +107,11 @@ def card_reader(
     threads: int = 2,
     deck: str = "",
     glyph_model: str = "",
+    symbols: frozenset[str] | None = None,
 ) -> CardReader:
     """The vision reader: detector, glyph classifier, the room's colour profile (or the learnt deck's
-    colours, or the defaults) and the user's learnt deck, if any."""
+    colours, or the defaults), the user's learnt deck, if any, and the symbols the game's deck
+    prints (:func:`referee.vision.classes.symbols_in_play`)."""
     from referee.vision.backends import load_detector
     from referee.vision.deck import LearntDeck
     from referee.vision.glyphs import load_glyph_classifier
@@ -120,7 +122,7 @@ def card_reader(
     colour_model = profile.load_colour_model() if measured else None
     glyphs = load_glyph_classifier(Path(glyph_model) if glyph_model else None)
     learnt = LearntDeck.load(Path(deck).expanduser()) if deck else None
-    return CardReader(detector, colour_model, glyphs=glyphs, deck=learnt)
+    return CardReader(detector, colour_model, glyphs=glyphs, deck=learnt, symbols=symbols)
 
 
 def pile_reader(reader: ReadsCards, imgsz: int = 0) -> ReadsCards:
@@ -277,6 +279,7 @@ def open_live_game(
     buttons (see :class:`RefereeApp`); ``console``: where the spoken sentences are printed.
     """
     from calibration.profile import deck_beside
+    from referee.vision.classes import symbols_in_play
 
     chosen_profile = profile_path or config.calibration.profile
     profile = load_profile(chosen_profile)
@@ -291,6 +294,7 @@ def open_live_game(
             config.detector.threads,
             deck,
             config.vision.glyph_model,
+            symbols_in_play(config.rules.build()),
         )
     pile = pile_reader(reader, config.detector.pile_imgsz)
     journal = Journal.open(config.journal.path)

@@ -19,9 +19,17 @@ The big centre picture of a card is *not* labelled (the shared set does not labe
 ('red-7', 'wild-draw4')
 >>> ROBOFLOW_TO_CLASS[2] == CLASS_NAMES.index("wild-draw4")
 True
+>>> from referee.rules.options import Rules
+>>> sorted(WILD_SYMBOLS - symbols_in_play(Rules.preset("official")))  # the 108-card deck
+['wild-custom', 'wild-shuffle', 'wild-swap']
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from referee.rules.options import Rules
 
 COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
 
@@ -62,3 +70,18 @@ def card_name(symbol: str, colour: str | None) -> str:
     if colour not in COLOURS:
         raise ValueError(f"a {symbol!r} card needs one of the colours {', '.join(COLOURS)}")
     return f"{colour}-{symbol}"
+
+
+def symbol_of(name: str) -> str:
+    """The corner-index symbol of a card name (``red-7`` → ``7``, ``wild-draw4`` → itself)."""
+    colour, _, symbol = name.partition("-")
+    return symbol if colour in COLOURS else name
+
+
+def symbols_in_play(rules: Rules) -> frozenset[str]:
+    """The corner-index symbols the deck of ``rules`` prints (R1, R2): the card reader reads no
+    other, so a glyph the network half-takes for a wild-swap on a 108-card deck is still read as
+    one of that deck's cards."""
+    from referee.rules.cards import deck
+
+    return frozenset(symbol_of(card.name) for card in deck(rules))

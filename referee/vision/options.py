@@ -41,7 +41,7 @@ def add_detector_arguments(parser: argparse.ArgumentParser, threads: int, backen
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--colours --tiles --deck --glyph-model``, on top of the detector's options."""
+    """``--colours --deck --glyph-model --cards-of --tiles``, on top of the detector's options."""
     parser.add_argument("--colours", type=Path, help="colour model JSON written by colour calibration")
     parser.add_argument(
         "--deck", type=Path, metavar="DECK.json", help="your own deck, learnt by `uno-referee deck learn`"
@@ -50,6 +50,12 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
         "--glyph-model",
         type=Path,
         help="glyph classifier ONNX (default: the shipped one; 'none' reads with the detector alone)",
+    )
+    parser.add_argument(
+        "--cards-of",
+        metavar="PRESET",
+        help="read only the cards of this rules preset's deck (official: the 108 cards, no wild-swap); "
+        "default: every card the model knows",
     )
     parser.add_argument(
         "--tiles",
@@ -75,8 +81,27 @@ def reader_from_args(args: argparse.Namespace) -> CardReader:
 
     colours = ColourModel.load(args.colours) if args.colours else None
     return CardReader(
-        detector_from_args(args), colours, glyphs=glyphs_from_args(args), deck=deck_from_args(args)
+        detector_from_args(args),
+        colours,
+        glyphs=glyphs_from_args(args),
+        deck=deck_from_args(args),
+        symbols=symbols_from_args(args),
     )
+
+
+def symbols_from_args(args: argparse.Namespace) -> frozenset[str] | None:
+    """The symbols ``--cards-of`` allows (None: all); an unknown preset is a one-line error."""
+    preset = getattr(args, "cards_of", None)
+    if preset is None:
+        return None
+    from referee.errors import UserError
+    from referee.rules.options import OptionError, Rules
+    from referee.vision.classes import symbols_in_play
+
+    try:
+        return symbols_in_play(Rules.preset(preset))
+    except OptionError as error:
+        raise UserError(f"--cards-of: {error}") from error
 
 
 def glyphs_from_args(args: argparse.Namespace) -> GlyphClassifier | None:

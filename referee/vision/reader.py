@@ -23,6 +23,7 @@ to be read well (a whole table seen from afar).
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from referee.vision.deck import LearntDeck
 
 ColourSource = Literal["hue", "symbol"]
+Box = tuple[float, float, float, float]  # image pixels: x1, y1, x2, y2
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,10 @@ class ReaderSettings:
     #: … where the field is not a card colour: a coloured card's field is mostly print colour (a wild's
     #: four-colour index fills at most a fifth of it).
     wild_max_coverage: float = 0.35
+    #: … or, where the field is no card colour, the fused belief in the wild symbol is at least this:
+    #: the glyph classifier saw the field too, and a print's dark grey may be neither black nor grey
+    #: enough for the tests above (a tinted camera). None: never.
+    wild_sure: float | None = 0.7
     min_light_share: float = 0.04  # an index is a white glyph: some light pixels must be there …
     ink_visible_from: float = 10.0  # … once it is this many pixels tall; smaller, blur eats the ink
     tile_max_shrink: float = 2.5  # tile when the picture would shrink more than this into the input
@@ -145,6 +151,14 @@ class ReaderSettings:
     #: A box the glyph classifier finds this sure holds no index (background or a colour-blind
     #: symbol) is dropped: a centre numeral, an oval's edge, a leaf on the cloth.
     glyph_reject: float = 0.7
+    #: Where the evidence disagrees, a symbol the fused belief (detector and glyph classifier) gives
+    #: at least this much still counts: two corners of one card read as 1 and 7 are one card if both
+    #: give 1 this much; a "4" on a black field is the wild-draw4 its belief also names.
+    consensus_floor: float = 0.2
+    #: Corners that disagree pair only at a spacing typical of one card: the middle 90 % of the
+    #: 893 two-corner cards of the rendered evaluation scenes (seeds 97, 99) lie 3.7–8.5 sizes apart.
+    #: Closer are neighbours in a fan (a red and a yellow reverse 2.9 apart, a real photo).
+    consensus_distance: tuple[float, float] = (3.7, 8.5)
 
 
 @dataclass(frozen=True)
@@ -156,6 +170,8 @@ class _Index:
     colour: str | None  # None for wild symbols
     colour_from: ColourSource
     certainty: float
+    #: The fused belief over :data:`SYMBOL_CLASSES` (None without the glyph classifier).
+    belief: np.ndarray | None = None
 
 
 class CardReader:
@@ -168,7 +184,10 @@ class CardReader:
         settings: ReaderSettings | None = None,
         glyphs: GlyphClassifier | None = None,
         deck: LearntDeck | None = None,
+        symbols: Collection[str] | None = None,
     ) -> None:
+        """``symbols``: the symbols the deck in play prints (:func:`symbols_in_play`); the reader
+        never reads another (a classic deck has no wild-swap). None: every symbol."""
         unknown = sorted(set(detector.class_names) - set(CLASS_NAMES))
         if unknown:
             raise UserError(
@@ -183,6 +202,11 @@ class CardReader:
         self.deck = deck
         if deck is not None and glyphs is None:
             raise UserError("a learnt deck needs the glyph classifier (models/uno_glyphs.onnx)")
+        self.symbols = frozenset(SYMBOL_CLASSES if symbols is None else symbols)
+        strange = sorted(self.symbols - set(SYMBOL_CLASSES))
+        if strange:
+            raise UserError(f"unknown card symbols {', '.join(strange)}: use {', '.join(SYMBOL_CLASSES)}")
+        self._allowed = np.array([symbol in self.symbols for symbol in SYMBOL_CLASSES])
         self.one_view = False
 
     def at_one_view(self, imgsz: int) -> CardReader:
@@ -190,7 +214,12 @@ class CardReader:
         the discard zone, a small crop of fixed scale read again and again, where a second, finer
         look would cost more than it finds."""
         reader = CardReader(
-            self.detector.at_input(imgsz), self.colour_model, self.settings, self.glyphs, self.deck
+            self.detector.at_input(imgsz),
+            self.colour_model,
+            self.settings,
+            self.glyphs,
+            self.deck,
+            self.symbols,
         )
         reader.one_view = True
         return reader
@@ -246,8 +275,13 @@ class CardReader:
     def cards_from_detections(self, image_bgr: np.ndarray, detections: list[Detection]) -> list[Card]:
         """Colour, verify, pair: the part of :meth:`read` after the network."""
         vouched: set[tuple[float, float, float, float]] = set()
+        beliefs: dict[tuple[float, float, float, float], np.ndarray] = {}
         if self.glyphs is not None:
-            detections, vouched = self._second_look(image_bgr, detections)
+            detections, vouched, beliefs = self._second_look(image_bgr, detections)
+        elif len(self.symbols) < len(SYMBOL_CLASSES):
+            detections = [
+                d for d in detections if d.class_name in self.symbols or d.class_name not in SYMBOL_CLASSES
+            ]
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
         symbols = suppress_duplicates(
             _off_colourblind_symbols(
@@ -258,7 +292,8 @@ class CardReader:
         indices = [
             index
             for d in symbols
-            if (index := self._index(image_bgr, d, colourblind, d.box in vouched)) is not None
+            if (index := self._index(image_bgr, d, colourblind, d.box in vouched, beliefs.get(d.box)))
+            is not None
         ]
         settings = self.settings
         groups = _without_echoes(self._pair(_without_shifted_twins(indices, settings), image_bgr), settings)
@@ -274,15 +309,17 @@ class CardReader:
 
     def _second_look(
         self, image_bgr: np.ndarray, detections: list[Detection]
-    ) -> tuple[list[Detection], set[tuple[float, float, float, float]]]:
+    ) -> tuple[list[Detection], set[Box], dict[Box, np.ndarray]]:
         """Each index box named again from a closer look: the detector's and the glyph classifier's
-        opinions fused (a learnt deck's nearest face decides where it is sure), boxes that hold no
-        index dropped. Colour-blind symbols pass unchanged. Also returns the boxes a learnt face
-        vouches for: the user's own deck showed that glyph on a card, so its field needs no proof."""
+        opinions fused (a learnt deck's nearest face decides where it is sure) over the symbols in
+        play, boxes that hold no index dropped. Colour-blind symbols pass unchanged. Also returns the
+        boxes a learnt face vouches for (the user's own deck showed that glyph on a card, so its field
+        needs no proof) and each box's fused belief, which the corners of one card reconcile."""
         symbols = [d for d in detections if d.class_name in SYMBOL_CLASSES]
-        vouched: set[tuple[float, float, float, float]] = set()
+        vouched: set[Box] = set()
+        beliefs: dict[Box, np.ndarray] = {}
         if not symbols:
-            return detections, vouched
+            return detections, vouched, beliefs
         readings = self.glyphs.read(image_bgr, [d.box for d in symbols])
         weight, count = self.settings.glyph_weight, len(SYMBOL_CLASSES)
         matches = self.deck.match(readings.embeddings) if self.deck is not None else [None] * len(symbols)
@@ -295,12 +332,18 @@ class CardReader:
                 named.append(
                     replace(detection, class_id=class_id, class_name=match.symbol, score=match.score)
                 )
+                beliefs[detection.box] = np.where(np.arange(count) == class_id, match.score, 0.0)
                 continue
             if not_index >= self.settings.glyph_reject:
                 continue
             fused = weight * probabilities[:count]
             fused[detection.class_id] += (1 - weight) * detection.score
+            in_play = np.where(self._allowed, fused, 0.0)
+            if in_play.max() < fused.max() and in_play.max() < self.settings.consensus_floor:
+                continue  # a symbol this deck does not print, and none it prints is likely
+            fused = in_play
             class_id = int(fused.argmax())
+            beliefs[detection.box] = fused
             named.append(
                 replace(
                     detection,
@@ -309,36 +352,86 @@ class CardReader:
                     score=float(fused[class_id]),
                 )
             )
-        return named + [d for d in detections if d.class_name not in SYMBOL_CLASSES], vouched
+        return named + [d for d in detections if d.class_name not in SYMBOL_CLASSES], vouched, beliefs
 
     # --- one index ------------------------------------------------------------------------------
 
     def _index(
-        self, image_bgr: np.ndarray, detection: Detection, colourblind: list[Detection], vouched: bool = False
+        self,
+        image_bgr: np.ndarray,
+        detection: Detection,
+        colourblind: list[Detection],
+        vouched: bool = False,
+        belief: np.ndarray | None = None,
     ) -> _Index | None:
         """Colour an index, or None when its surroundings are not those of a card. A ``vouched`` wild
-        (a learnt face of the user's deck) needs no proof of its black field."""
+        (a learnt face of the user's deck) needs no proof of its black field.
+
+        Where the field contradicts the symbol (a black field around a "4": an outlined +4 read as
+        a 4; a coloured field around a "wild") and the box's ``belief`` gives a symbol that fits the
+        field at least :attr:`ReaderSettings.consensus_floor`, the box is that symbol."""
+        wild = detection.class_name in WILD_SYMBOLS
+        found = (
+            self._wild_index(image_bgr, detection, vouched, self._sure(belief, detection.class_id))
+            if wild
+            else None
+        )
+        if not wild:
+            found = self._coloured_index(image_bgr, detection, colourblind)
+        if found is not None or belief is None:
+            return replace(found, belief=belief) if found is not None else None
+        fits = np.array([(symbol in WILD_SYMBOLS) != wild for symbol in SYMBOL_CLASSES])
+        other = int(np.where(fits, belief, 0.0).argmax())
+        if not fits[other] or belief[other] < self.settings.consensus_floor:
+            return None
+        relabelled = replace(
+            detection, class_id=other, class_name=CLASS_NAMES[other], score=float(belief[other])
+        )
+        found = (
+            self._coloured_index(image_bgr, relabelled, colourblind)
+            if wild
+            else self._wild_index(image_bgr, relabelled, vouched, self._sure(belief, other))
+        )
+        return replace(found, belief=belief) if found is not None else None
+
+    def _sure(self, belief: np.ndarray | None, class_id: int) -> bool:
+        """Whether the fused belief in this symbol passes :attr:`ReaderSettings.wild_sure`."""
+        sure = self.settings.wild_sure
+        return sure is not None and belief is not None and float(belief[class_id]) >= sure
+
+    def _wild_index(
+        self, image_bgr: np.ndarray, detection: Detection, vouched: bool, sure: bool = False
+    ) -> _Index | None:
+        """A wild's index: a printed glyph (white, or the wild's four colours) on a black field. The
+        modern wild's glyph, a four-colour oval, fills its box: its black field lies further out.
+        ``sure``: the belief in the symbol is strong enough that a field of no card colour will do."""
+        model, settings = self.colour_model, self.settings
+        votes = model.votes(image_bgr, detection.box, settings.field_margin)
+        reading = model.read(votes)
+        printed = votes.total > 0 and (votes.light + votes.coloured) / votes.total >= settings.min_light_share
+        field = model.read(model.votes(image_bgr, detection.box, settings.wild_field_margin))
+        black = (
+            BLACK in (reading.colour, field.colour)
+            or max(reading.dark_share, field.dark_share) >= model.min_dark_share
+            or (
+                field.coverage < settings.wild_max_coverage
+                and (
+                    sure
+                    or model.dark_share(image_bgr, detection.box, settings.wild_field_margin)
+                    >= settings.wild_grey_share
+                )
+            )
+        )
+        return _Index(detection, votes, None, "hue", 1.0) if (black or vouched) and printed else None
+
+    def _coloured_index(
+        self, image_bgr: np.ndarray, detection: Detection, colourblind: list[Detection]
+    ) -> _Index | None:
+        """A coloured card's index: white ink on a print colour, or a colour-blind symbol beside it."""
         model, settings = self.colour_model, self.settings
         votes = model.votes(image_bgr, detection.box, settings.field_margin)
         reading = model.read(votes)
         symbol = _nearest_colourblind(detection, colourblind, settings.colourblind_radius)
-        if detection.class_name in WILD_SYMBOLS:
-            # A black field around a printed glyph (white, or the wild's four colours). The modern
-            # wild's glyph, a four-colour oval, fills its box: its black field lies further out.
-            printed = (
-                votes.total > 0 and (votes.light + votes.coloured) / votes.total >= settings.min_light_share
-            )
-            field = model.read(model.votes(image_bgr, detection.box, settings.wild_field_margin))
-            black = (
-                BLACK in (reading.colour, field.colour)
-                or max(reading.dark_share, field.dark_share) >= model.min_dark_share
-                or (
-                    field.coverage < settings.wild_max_coverage
-                    and model.dark_share(image_bgr, detection.box, settings.wild_field_margin)
-                    >= settings.wild_grey_share
-                )
-            )
-            return _Index(detection, votes, None, "hue", 1.0) if (black or vouched) and printed else None
         looks_printed = detection.size < settings.ink_visible_from or (
             votes.total > 0 and votes.light / votes.total >= settings.min_light_share
         )
@@ -356,30 +449,91 @@ class CardReader:
         """Group indices into cards: greedy on how typical each candidate pair's spacing is.
 
         A card's two corners are printed half a turn apart; two glyphs that look the same way up are
-        the corners of two cards (identical cards side by side in a laid-out hand)."""
+        the corners of two cards (identical cards side by side in a laid-out hand). Corners that
+        read alike pair first; of those left, two that disagree pair when both can be one card
+        (:meth:`_consensus`): a flagged 1 read as 7 at one corner, a pale yellow read as green at
+        the other, would otherwise be two cards where there is one."""
+        glyphs = _GlyphPatches(image_bgr)
+        agreeing: list[tuple[float, int, int, _Index, _Index]] = []
+        for i, j, spacing in self._pair_geometry(indices):
+            first, second = indices[i], indices[j]
+            a, b = first.detection, second.detection
+            if a.class_name != b.class_name or first.colour != second.colour:
+                continue
+            if not _same_way_up(glyphs, a, b, self.settings):
+                agreeing.append((self._spacing_cost(spacing), i, j, first, second))
+        paired: set[int] = set()
+        groups = _greedy_pairs(agreeing, paired)
+        disagreeing: list[tuple[float, int, int, _Index, _Index]] = []
+        near, far = self.settings.consensus_distance
+        for i, j, spacing in self._pair_geometry(indices):
+            if i in paired or j in paired or not near <= spacing <= far:
+                continue
+            first, second = indices[i], indices[j]
+            reconciled = self._consensus(first, second, image_bgr)
+            if reconciled is not None and not _same_way_up(
+                glyphs, first.detection, second.detection, self.settings
+            ):
+                disagreeing.append((self._spacing_cost(spacing), i, j, *reconciled))
+        groups += _greedy_pairs(disagreeing, paired)
+        groups += [(index,) for k, index in enumerate(indices) if k not in paired]
+        return groups
+
+    def _pair_geometry(self, indices: list[_Index]) -> list[tuple[int, int, float]]:
+        """Index pairs of similar size spaced as a card's two corners, with their spacing in sizes."""
         settings = self.settings
         low, high = settings.pair_distance
-        glyphs = _GlyphPatches(image_bgr)
-        candidates: list[tuple[float, int, int]] = []
+        found = []
         for i, first in enumerate(indices):
             for j in range(i + 1, len(indices)):
-                second = indices[j]
-                a, b = first.detection, second.detection
-                if a.class_name != b.class_name or first.colour != second.colour:
-                    continue
+                a, b = first.detection, indices[j].detection
                 if max(a.size, b.size) > settings.pair_size_ratio * min(a.size, b.size):
                     continue
                 spacing = math.dist(a.centre, b.centre) / ((a.size + b.size) / 2)
-                if low <= spacing <= high and not _same_way_up(glyphs, a, b, settings):
-                    candidates.append((abs(math.log(spacing / settings.pair_expected_distance)), i, j))
-        paired: set[int] = set()
-        groups: list[tuple[_Index, ...]] = []
-        for _, i, j in sorted(candidates):
-            if i not in paired and j not in paired:
-                paired |= {i, j}
-                groups.append((indices[i], indices[j]))
-        groups += [(index,) for k, index in enumerate(indices) if k not in paired]
-        return groups
+                if low <= spacing <= high:
+                    found.append((i, j, spacing))
+        return found
+
+    def _spacing_cost(self, spacing: float) -> float:
+        return abs(math.log(spacing / self.settings.pair_expected_distance))
+
+    def _consensus(
+        self, first: _Index, second: _Index, image_bgr: np.ndarray
+    ) -> tuple[_Index, _Index] | None:
+        """Two corners that disagree, relabelled as one card, or None where they cannot be one.
+
+        The symbol: the one both beliefs give at least :attr:`ReaderSettings.consensus_floor` (their
+        product's best). The colour: where the corners' colours differ, the card's body between
+        them decides, and must read as one of the two. A wild and a coloured index never pair."""
+        a, b = first.detection, second.detection
+        if (first.colour is None) != (second.colour is None):
+            return None
+        symbol = a.class_name
+        if a.class_name != b.class_name:
+            if first.belief is None or second.belief is None:
+                return None
+            best = int((first.belief * second.belief).argmax())
+            if min(first.belief[best], second.belief[best]) < self.settings.consensus_floor:
+                return None
+            symbol = SYMBOL_CLASSES[best]
+        colour = first.colour
+        if first.colour != second.colour:
+            body = self.colour_model.read(self.colour_model.votes(image_bgr, _between(a, b), 0.0))
+            if body.colour not in (first.colour, second.colour) or body.confidence < self.colour_model.weak:
+                return None
+            colour = body.colour
+        elif a.class_name == b.class_name:
+            return None  # they agree: not paired for a reason (the turn test)
+
+        def relabel(index: _Index) -> _Index:
+            detection = index.detection
+            if detection.class_name != symbol:
+                class_id = CLASS_NAMES.index(symbol)
+                score = float(index.belief[SYMBOL_CLASSES.index(symbol)]) if index.belief is not None else 0.0
+                detection = replace(detection, class_id=class_id, class_name=symbol, score=score)
+            return replace(index, detection=detection, colour=colour)
+
+        return relabel(first), relabel(second)
 
     def _card(self, group: tuple[_Index, ...], image_shape: tuple[int, ...]) -> Card:
         first = group[0]
@@ -415,6 +569,28 @@ class CardReader:
         x2, y2 = boxes[:, 2:].max(axis=0) + grow
         height, width = image_shape[:2]
         return float(max(0.0, x1)), float(max(0.0, y1)), float(min(width, x2)), float(min(height, y2))
+
+
+def _greedy_pairs(
+    candidates: list[tuple[float, int, int, _Index, _Index]], paired: set[int]
+) -> list[tuple[_Index, ...]]:
+    """The cheapest candidate pairs first, each index in one pair at most (``paired`` is updated)."""
+    groups: list[tuple[_Index, ...]] = []
+    for _, i, j, first, second in sorted(candidates, key=lambda candidate: candidate[:3]):
+        if i not in paired and j not in paired:
+            paired |= {i, j}
+            groups.append((first, second))
+    return groups
+
+
+def _between(a: Detection, b: Detection) -> Box:
+    """The middle half of the line between two corner indices, widened by an index: on one card,
+    its body (field, oval, centre symbol); on two cards, both of them."""
+    (ax, ay), (bx, by) = a.centre, b.centre
+    x1, x2 = sorted((ax + 0.25 * (bx - ax), ax + 0.75 * (bx - ax)))
+    y1, y2 = sorted((ay + 0.25 * (by - ay), ay + 0.75 * (by - ay)))
+    grow = 0.5 * (a.size + b.size) / 2
+    return x1 - grow, y1 - grow, x2 + grow, y2 + grow
 
 
 def _same_way_up(glyphs: _GlyphPatches, a: Detection, b: Detection, settings: ReaderSettings) -> bool:
