@@ -90,14 +90,24 @@ class LearntDeck:
         """The learnt glyphs, centred and of unit length."""
         return _unit(self.embeddings - self._centre)
 
-    def match(self, embeddings: np.ndarray) -> list[DeckMatch | None]:
-        """For each embedding: the learnt face it is, or None where the deck is not sure."""
+    def match(
+        self, embeddings: np.ndarray, wild_fields: list[bool | None] | None = None
+    ) -> list[DeckMatch | None]:
+        """For each embedding: the learnt face it is, or None where the deck is not sure.
+
+        ``wild_fields``: per box, whether its field is a wild's (no print colour: True), a coloured
+        card's (False) or unknown (None). Glyphs compete only with faces of that kind: a deck's
+        outlined +4 on black may look like its green 9, but the 9 lies on green."""
         if len(embeddings) == 0 or len(self.cards) == 0:
             return [None] * len(embeddings)
         symbols = self._symbols
+        wild_faces = np.isin(symbols, list(WILD_SYMBOLS))
         similarities = _unit(np.asarray(embeddings, np.float32) - self._centre) @ self._prototypes.T
         result: list[DeckMatch | None] = []
-        for row in similarities:
+        for k, row in enumerate(similarities):
+            wild = wild_fields[k] if wild_fields is not None else None
+            if wild is not None:
+                row = np.where(wild_faces == wild, row, -1.0)
             best = int(row.argmax())
             others = row[symbols != symbols[best]]
             runner_up = float(others.max()) if others.size else -1.0

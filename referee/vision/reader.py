@@ -322,7 +322,11 @@ class CardReader:
             return detections, vouched, beliefs
         readings = self.glyphs.read(image_bgr, [d.box for d in symbols])
         weight, count = self.settings.glyph_weight, len(SYMBOL_CLASSES)
-        matches = self.deck.match(readings.embeddings) if self.deck is not None else [None] * len(symbols)
+        matches = (
+            self.deck.match(readings.embeddings, [self._wild_field(image_bgr, d) for d in symbols])
+            if self.deck is not None
+            else [None] * len(symbols)
+        )
         named: list[Detection] = []
         rows = zip(symbols, readings.probabilities, readings.not_index, matches, strict=True)
         for detection, probabilities, not_index, match in rows:
@@ -353,6 +357,16 @@ class CardReader:
                 )
             )
         return named + [d for d in detections if d.class_name not in SYMBOL_CLASSES], vouched, beliefs
+
+    def _wild_field(self, image_bgr: np.ndarray, detection: Detection) -> bool | None:
+        """Whether a box lies on a wild's field (no print colour around it: True), on a coloured
+        card's (a strong print colour: False), or cannot tell (None)."""
+        model, settings = self.colour_model, self.settings
+        near = model.read(model.votes(image_bgr, detection.box, settings.field_margin))
+        if near.colour in COLOURS and near.confidence >= model.strong:
+            return False
+        field = model.read(model.votes(image_bgr, detection.box, settings.wild_field_margin))
+        return True if field.coverage < settings.wild_max_coverage else None
 
     # --- one index ------------------------------------------------------------------------------
 
