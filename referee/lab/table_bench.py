@@ -414,6 +414,8 @@ def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
         return name, lambda video, zone: OracleReader(video, zone, errors, seed=video.seed)
     from referee.vision.options import reader_from_args
 
+    if getattr(args, "cards_of", None) is None:  # as a game does: read only the cards its deck holds
+        args.cards_of = args.rules
     vision = reader_from_args(args)
     pile_input = f", discard zone at {args.pile_imgsz} px, one look" if args.pile_imgsz else ""
     name = f"vision ({vision.detector.info.path.name}{pile_input}"
