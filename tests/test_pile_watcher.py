@@ -259,6 +259,20 @@ def test_same_card_in_a_new_pose_is_a_replay_and_the_pile_can_be_cleared() -> No
     assert [type(e) for e in events] == [PileCleared] and watcher.top_card is None
 
 
+def test_after_the_pile_was_cleared_a_card_where_the_last_top_card_lay_is_a_landing() -> None:
+    """A new round's first card may be the last round's top card, turned up where it lay."""
+    blue3, red7 = card("blue-3", [(80, 60), (120, 140)]), card("red-7", [(95, 70), (116, 156)])
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 60, 50)
+    two = with_card(one, 75, 62, value=200)
+    events = show(watcher, reader, [blue3], one, start=1.0)
+    events += show(watcher, reader, [blue3, red7], two, start=2.0)
+    events += show(watcher, reader, [], TABLE, start=3.0)
+    events += show(watcher, reader, [red7], with_card(TABLE, 75, 62, value=200), start=4.0)
+    assert [type(e) for e in events] == [CardLanded, CardLanded, PileCleared, CardLanded]
+    assert landings(events) == [("blue-3", False), ("red-7", False), ("red-7", False)]
+
+
 def test_laid_out_hand_counts_each_card_as_most_reads_saw_it() -> None:
     two_sevens = [card("red-7", [(10, 10)]), card("red-7", [(60, 10)]), card("wild", [(110, 10)])]
     reader = ScriptedReader([two_sevens, two_sevens[:2], [*two_sevens, card("blue-1", [(160, 10)])]])

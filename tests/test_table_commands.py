@@ -43,6 +43,11 @@ def test_demo_with_an_unknown_preset(tmp_path):
     assert_one_line_error(uno_referee("demo", "--no-speech", "--rules", "offical"), "offical")
 
 
+@pytest.mark.parametrize("plays", ["0", "three"])
+def test_demo_with_no_plays_to_stop_after(plays):
+    assert_one_line_error(uno_referee("demo", "--no-speech", "--plays", plays), "--plays")
+
+
 def test_run_without_a_config_file_says_how_to_make_one(tmp_path):
     assert_one_line_error(uno_referee("run", "--config", str(tmp_path / "nope.toml")), "nope.toml")
 

@@ -7,6 +7,7 @@ import subprocess
 import time
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
 
@@ -188,3 +189,114 @@ def test_the_led_pin_may_not_be_a_button_s():
     with pytest.raises(UserError, match=r"GPIO pin 5 is given to both buttons.draw and led.pin"):
         parse_config('players = ["Anna", "Ben"]\n[led]\nenabled = true\npin = 5\n')
     assert parse_config('players = ["Anna", "Ben"]\n[led]\npin = 5\n').led.pin == 5  # off: not checked
+
+
+class _PileReader:
+    """The discard zone's reader: says whatever the test shows it (a scripted detector's answer)."""
+
+    def __init__(self) -> None:
+        self.answer: list = []
+
+    def read(self, image_bgr, *, turned=False):
+        return self.answer
+
+
+def _card(name: str, corners: list[tuple[float, float]]):
+    """A read card with its two corner indices at ``corners`` (crop pixels)."""
+    from referee.render.cards import parse_card_name
+    from referee.vision.classes import SYMBOL_CLASSES
+    from referee.vision.detection import Detection
+    from referee.vision.reader import Card
+
+    symbol, colour = parse_card_name(name)
+    indices = tuple(
+        Detection((x - 10, y - 10, x + 10, y + 10), 0, SYMBOL_CLASSES[0], 0.9) for x, y in corners
+    )
+    xs, ys = [x for x, _ in corners], [y for _, y in corners]
+    box = (min(xs) - 20, min(ys) - 20, max(xs) + 20, max(ys) + 20)
+    return Card(
+        name=name, symbol=symbol, colour=colour, confidence=0.9, box=box, colour_from="hue", indices=indices
+    )
+
+
+EMPTY_TABLE = np.full((200, 200, 3), 70, np.uint8)
+
+
+def _with_card(image: np.ndarray, x: int, y: int, value: int = 220) -> np.ndarray:
+    out = image.copy()
+    out[y : y + 80, x : x + 50] = value
+    return out
+
+
+@pytest.fixture
+def round_over(tmp_path):
+    """A pipeline whose app has refereed a whole simulated round of Anna and Ben and waits for the
+    next, the round's last card on the pile as the watcher saw it."""
+    from referee.lab.demo import simulate_round
+    from referee.rules import observation_from_dict
+    from referee.table.pile import PileWatcher
+
+    rules = CONFIG.rules.build()
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    first = Table.deal(CONFIG.players, rules, dealer="Ben")
+    speaker = RecordingSpeaker("en")
+    app = RefereeApp(
+        first,
+        speaker,
+        PhraseBook("en"),
+        journal=journal,
+        game_id=journal.start_game(first.setup, language="en"),
+    )
+    for step in simulate_round(CONFIG.players, rules, seed=3):
+        app.submit(observation_from_dict(step.observation))
+    assert app.table.waiting_for == "next_round"
+    reader = _PileReader()
+    view = SimpleNamespace(crop=lambda image, zone: image)
+    pipeline = Pipeline(view, PileWatcher(reader), app)  # type: ignore[arg-type]
+    controls = TableControls(pipeline, journal, CONFIG)
+    pipeline.on_hold = controls.hold
+    game = SimpleNamespace(pipeline=pipeline, app=app, reader=reader, speaker=speaker, clock=0.0)
+    top = str(app.table.top)
+    assert show(game, EMPTY_TABLE, []) == []  # the empty table, learnt before the game
+    pipeline.watcher.resume_on(top)  # the last card, already judged
+    assert show(game, _with_card(EMPTY_TABLE, 60, 50), [_card(top, [(80, 60), (120, 140)])]) == []
+    assert pipeline.watcher.top_card == top
+    yield game
+    journal.close()
+
+
+def show(game: SimpleNamespace, picture: np.ndarray, answer: list) -> list:
+    """``picture`` for a second of camera frames while the reader sees ``answer``; their verdicts."""
+    from hardware.camera import Frame
+
+    game.reader.answer = answer
+    verdicts = []
+    for _ in range(15):
+        game.clock += 1 / 15
+        verdicts += game.pipeline.feed(Frame(picture, game.clock, round(game.clock * 15)))
+    return verdicts
+
+
+@pytest.mark.parametrize("gathered", [True, False], ids=["pile gathered up", "turned up on the old pile"])
+def test_holding_blue_then_turning_up_a_card_starts_the_next_round_even_with_the_last_top_card(
+    round_over, gathered
+):
+    """The round starts when its first card lands, whatever it is: the very card that ended the last
+    round included, after the pile was gathered up or turned up onto it in another pose."""
+    game = round_over
+    top = str(game.app.table.top)
+    hold(game.pipeline, ButtonName.BLUE)
+    assert game.speaker.said[-1][0] == "Next round: shuffle, deal and turn up the first card."
+    first_card = _card(top, [(80, 60), (120, 140)])
+    if gathered:
+        assert show(game, EMPTY_TABLE, []) == []  # the pile gathered up: no verdict
+        flipped = show(game, _with_card(EMPTY_TABLE, 60, 50), [first_card])
+    else:
+        picture = _with_card(_with_card(EMPTY_TABLE, 60, 50), 75, 62, value=200)
+        flipped = show(game, picture, [first_card, _card(top, [(95, 70), (116, 156)])])
+    assert [verdict.ok for verdict in flipped] == [True]
+    state = game.app.table.state()
+    assert state.round_number == 2 and str(game.app.table.top) == top
+    assert game.app.table.waiting_for not in ("next_round", "flip")
+    assert state.counts == {"Anna": 7, "Ben": 7}
+    assert any(text.startswith("Round 2. Anna deals") for text, _ in game.speaker.said)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sqlite3
@@ -17,8 +18,9 @@ import pytest
 from hardware.buttons import ButtonQueue
 from hardware.camera import Frame
 from hardware.speaker import RecordingSpeaker
-from referee.lab.demo import run_demo
+from referee.lab.demo import DEMO_PLAYERS, run_demo, simulate_round
 from referee.lab.video import OracleReader, TableVideo, VideoSettings
+from referee.rules import Rules
 from referee.table.config import parse_config
 from referee.table.journal import Journal
 from referee.table.session import latest_unfinished, open_live_game, resume_table
@@ -80,6 +82,18 @@ def test_demo_with_jump_ins_names_who_jumped_in_by_the_arms_side():
     report = run_demo(None, RecordingSpeaker(), seed=1, settings=SMALL, jump_in=True)
     assert report.plays_recognised == report.plays_true and not report.rejected
     assert report.final_counts_match and report.scores_match
+
+
+def test_demo_stopped_after_three_plays_compares_those_three():
+    """``demo --plays 3``: a smoke test for where every read takes seconds (a Pi, an emulator)."""
+    out = io.StringIO()
+    report = run_demo(None, RecordingSpeaker(), seed=3, settings=SMALL, plays=3, console=out)
+    assert report.stopped_after == 3 and report.plays_true == report.plays_recognised == 3
+    assert not report.false_plays and not report.plays_missed and not report.rejected
+    steps = simulate_round(DEMO_PLAYERS["en"], Rules.preset("official"), seed=3)
+    whole = TableVideo.from_simulation(steps, DEMO_PLAYERS["en"], seed=3, settings=SMALL)
+    assert 0 < report.video_s < whole.duration_s / 4
+    assert "stopped after 3 plays as asked: hand sizes and scores not compared" in out.getvalue()
 
 
 @pytest.fixture

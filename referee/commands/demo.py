@@ -25,6 +25,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--journal", type=Path, help="also journal the game into this SQLite file")
     parser.add_argument("--quick", action="store_true", help="a smaller, lower-rate camera (a smoke test)")
+    parser.add_argument(
+        "--plays",
+        type=int,
+        metavar="N",
+        help="stop after the first N cards played: a smoke test where reading is slow (emulation)",
+    )
     parser.add_argument("--model", help="ONNX detector (default: the shipped model)")
     parser.add_argument("--backend", default="onnxruntime", help="onnxruntime or opencv-dnn")
     parser.add_argument("--events", metavar="FILE", help="write the event stream (JSON lines; - for stdout)")
@@ -39,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from hardware.speaker import open_speaker
+    from referee.errors import UserError
     from referee.lab.demo import run_demo
     from referee.lab.demo_video import DemoFilm
     from referee.lab.video import VideoSettings
@@ -48,6 +55,8 @@ def handle(args: argparse.Namespace) -> int:
     from referee.table.stream import open_event_stream
 
     Rules.preset(args.rules)  # a wrong preset name is a one-line error before anything starts
+    if args.plays is not None and args.plays < 1:
+        raise UserError(f"--plays must be at least 1, not {args.plays}")
     film = DemoFilm(args.save) if args.save else None
     reader = card_reader(None, args.model or "", args.backend)
     console = sys.stderr if args.events == "-" else sys.stdout
@@ -70,6 +79,7 @@ def handle(args: argparse.Namespace) -> int:
             console=console,
             film=film,
             settings=VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6) if args.quick else None,
+            plays=args.plays,
         )
         if speaking:
             speaker.wait_until_quiet(timeout=30)

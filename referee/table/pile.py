@@ -422,6 +422,9 @@ class PileWatcher:
                 had_cards = self._top is not None
                 self._top, self._empty = None, small
                 self._before_landings.clear()
+                # Nothing can lie hidden on an empty table: forget what the last states showed, or
+                # a round's first card turned up where its last top card lay is taken for that card.
+                self._seen = ([], [])
                 self._accept([], small)
                 return [PileCleared(timestamp)] if had_cards else []
         # A still hand over the pile half-covers cards, and its skin tints their corners: no read under
