@@ -154,6 +154,25 @@ def find_markers(image_bgr: np.ndarray) -> MarkerDetection:
     return MarkerDetection(centres)
 
 
+def marker_outlines(image_bgr: np.ndarray) -> list[np.ndarray]:
+    """The outline (4 × 2 float32, image pixels) of every marker of the dictionary in the picture:
+    a marker's white pattern on black looks like a wild card's index on its black field."""
+    gray = image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    corners, ids, _rejected = cv2.aruco.ArucoDetector(_dictionary()).detectMarkers(gray)
+    return [] if ids is None else [np.asarray(quad, np.float32).reshape(4, 2) for quad in corners]
+
+
+def on_a_marker(point: tuple[float, float], outlines: list[np.ndarray]) -> bool:
+    """Whether ``point`` lies on one of the markers ``outlines`` describe (grown by a tenth, for
+    the marker's white margin)."""
+    for quad in outlines:
+        centre = quad.mean(axis=0)
+        grown = (centre + 1.2 * (quad - centre)).astype(np.float32)
+        if cv2.pointPolygonTest(grown, (float(point[0]), float(point[1])), False) >= 0:
+            return True
+    return False
+
+
 def diagonal_intersection(quad: np.ndarray) -> tuple[float, float]:
     """Where the diagonals of a quadrilateral (4 × 2, in order around it) cross.
 

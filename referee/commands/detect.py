@@ -37,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
+    from calibration.markers import marker_outlines, on_a_marker
     from referee.errors import UserError
     from referee.vision.annotate import annotate
     from referee.vision.images import collect_images, iter_images
@@ -56,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
     for source, image in iter_images(sources, skipped):
         reported = _report_skipped(skipped, reported)
         cards = reader.read(image, tiles=tiles)
+        if cards:  # a whole table's calibration markers look like wild indices: they are no cards
+            outlines = marker_outlines(image)
+            cards = [card for card in cards if not any(on_a_marker(d.centre, outlines) for d in card.indices)]
         if args.json:
             record = {"image": source.shown, "cards": [card.to_json() for card in cards]}
             print(json.dumps(record), flush=True)
