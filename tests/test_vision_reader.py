@@ -794,3 +794,15 @@ def test_the_deck_in_play_limits_what_is_read(reader):
     assert without_glyphs.cards_from_detections(canvas, indices) == []
     with pytest.raises(UserError, match="unknown card symbols"):
         CardReader(reader.detector, symbols={"7", "joker"})
+
+
+def test_two_wild_corners_are_reconciled_only_into_a_wild(reader):
+    """Seen on whole tables dealt with a real deck's faces: two corners on black fields, read as two
+    different wilds, whose beliefs both leaned to an 8 (the outlined +4), were reconciled into an 8
+    with no colour, and the reader stopped with an error."""
+    canvas = table(300, 260)
+    top, bottom = paste(canvas, "wild-draw4", 50, 40, height=200).indices
+    corners = [relabelled(top, "wild-draw4"), relabelled(bottom, "wild-swap")]
+    beliefs = {d.centre: {"8": 0.5, "wild-draw4": 0.25, "wild-swap": 0.2} for d in corners}
+    (card,) = with_glyphs(reader, beliefs).cards_from_detections(canvas, corners)
+    assert card.name == "wild-draw4" and len(card.indices) == 2

@@ -526,7 +526,9 @@ class CardReader:
         if a.class_name != b.class_name:
             if first.belief is None or second.belief is None:
                 return None
-            best = int((first.belief * second.belief).argmax())
+            wild = first.colour is None  # a wild's field: one of the wild symbols; else a coloured card's
+            fits = np.array([(symbol in WILD_SYMBOLS) == wild for symbol in SYMBOL_CLASSES])
+            best = int(np.where(fits, first.belief * second.belief, -1.0).argmax())
             if min(first.belief[best], second.belief[best]) < self.settings.consensus_floor:
                 return None
             symbol = SYMBOL_CLASSES[best]
