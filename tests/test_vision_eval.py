@@ -11,7 +11,7 @@ from test_vision_reader import paste, table
 
 from referee.cli import main
 from referee.errors import UserError
-from referee.lab.evaluate import BACKGROUND, Evaluation, TruthCard, labelled_images
+from referee.lab.evaluate import BACKGROUND, Evaluation, TruthCard, draw_card_errors, labelled_images
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
 from referee.vision.detection import Detection
 from referee.vision.reader import Card
@@ -93,6 +93,39 @@ def test_two_cards_of_one_name_are_matched_by_place():
         (TruthCard("red-5", (A, C)), TruthCard("red-5", (B,))), [card("red-5", B), card("red-5", C)]
     )
     assert evaluation.cards.overall()["tp"] == 2 and evaluation.multiset_f1 == [1.0]
+
+
+def test_card_mistakes_are_sorted_by_kind():
+    """Doubled, on a card, invented, missed, wrong symbol, wrong colour: what a reader fix targets."""
+    evaluation = Evaluation()
+    E, F, G = (300, 10, 320, 40), (400, 300, 420, 330), (40, 150, 60, 180)
+    truth = (
+        TruthCard("red-7", (A, B)),  # read at both corners, unpaired: doubled
+        TruthCard("blue-1", (C,)),  # read as a 7: wrong symbol
+        TruthCard("green-2", (D,)),  # read yellow: wrong colour
+        TruthCard("wild", (E,)),  # not read: missed
+    )
+    outline = ((0, 0), (150, 0), (150, 250), (0, 250))  # the red 7's card, its centre at G
+    read = [
+        card("red-7", A),
+        card("red-7", B),
+        card("blue-7", C),
+        card("yellow-2", D),
+        card("red-6", G),  # the centre numeral boxed as an index
+        card("blue-4", F),  # on the table, off every card
+    ]
+    mistakes = evaluation.add_cards(truth, read, "table", (outline,), "scene.jpg")
+    kinds = sorted(mistake.kind for mistake in mistakes)
+    assert kinds == sorted(["doubled", "wrong_symbol", "wrong_colour", "missed", "on_a_card", "invented"])
+    report = evaluation.to_json()["cards"]
+    assert report["errors"] == dict.fromkeys(report["errors"], 1)
+    assert report["error_examples"]["doubled"] == ["scene.jpg"]
+    assert {(m["truth"], m["read"]) for m in report["mistakes"]} == {
+        ("blue-1", "blue-7"),
+        ("green-2", "yellow-2"),
+    }
+    drawn = draw_card_errors(table(320, 480), truth, read, mistakes)
+    assert drawn.shape == (320, 480, 3)
 
 
 @pytest.fixture

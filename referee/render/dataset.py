@@ -297,6 +297,7 @@ def run(args: argparse.Namespace) -> int:
 
     _check(args)
     out: Path = args.out
+    photo_faces.cache_clear()  # read the folder as it is now; forked workers inherit this reading
     faces = photo_faces(str(args.faces)) if args.faces is not None else None
     _refuse_mixed_faces(out, faces)
     try:
