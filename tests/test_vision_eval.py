@@ -11,7 +11,14 @@ from test_vision_reader import paste, table
 
 from referee.cli import main
 from referee.errors import UserError
-from referee.lab.evaluate import BACKGROUND, Evaluation, TruthCard, draw_card_errors, labelled_images
+from referee.lab.evaluate import (
+    BACKGROUND,
+    CARD_ERRORS,
+    Evaluation,
+    TruthCard,
+    draw_card_errors,
+    labelled_images,
+)
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
 from referee.vision.detection import Detection
 from referee.vision.reader import Card
@@ -96,14 +103,17 @@ def test_two_cards_of_one_name_are_matched_by_place():
 
 
 def test_card_mistakes_are_sorted_by_kind():
-    """Doubled, on a card, invented, missed, wrong symbol, wrong colour: what a reader fix targets."""
+    """Doubled, corners disagree, on a card, invented, missed, wrong symbol, wrong colour: what a
+    reader fix targets."""
     evaluation = Evaluation()
     E, F, G = (300, 10, 320, 40), (400, 300, 420, 330), (40, 150, 60, 180)
+    H, K = (300, 200, 320, 230), (360, 260, 380, 290)
     truth = (
         TruthCard("red-7", (A, B)),  # read at both corners, unpaired: doubled
         TruthCard("blue-1", (C,)),  # read as a 7: wrong symbol
         TruthCard("green-2", (D,)),  # read yellow: wrong colour
         TruthCard("wild", (E,)),  # not read: missed
+        TruthCard("yellow-3", (H, K)),  # one corner right, the other read as an 8
     )
     outline = ((0, 0), (150, 0), (150, 250), (0, 250))  # the red 7's card, its centre at G
     read = [
@@ -113,13 +123,15 @@ def test_card_mistakes_are_sorted_by_kind():
         card("yellow-2", D),
         card("red-6", G),  # the centre numeral boxed as an index
         card("blue-4", F),  # on the table, off every card
+        card("yellow-8", K),  # the right reading below still wins the match
+        card("yellow-3", (304, 204, 324, 234)),  # overlaps its index less than the 8 does
     ]
     mistakes = evaluation.add_cards(truth, read, "table", (outline,), "scene.jpg")
-    kinds = sorted(mistake.kind for mistake in mistakes)
-    assert kinds == sorted(["doubled", "wrong_symbol", "wrong_colour", "missed", "on_a_card", "invented"])
+    assert sorted(mistake.kind for mistake in mistakes) == sorted(CARD_ERRORS)
     report = evaluation.to_json()["cards"]
-    assert report["errors"] == dict.fromkeys(report["errors"], 1)
+    assert report["errors"] == dict.fromkeys(CARD_ERRORS, 1)
     assert report["error_examples"]["doubled"] == ["scene.jpg"]
+    assert report["per_card"]["yellow-3"]["tp"] == 1
     assert {(m["truth"], m["read"]) for m in report["mistakes"]} == {
         ("blue-1", "blue-7"),
         ("green-2", "yellow-2"),

@@ -235,7 +235,11 @@ def summary(report: dict) -> str:
             "card mistakes: " + ", ".join(f"{kind} {count}" for kind, count in cards["errors"].items()),
         ]
         weakest = sorted(
-            ((row["f1"], symbol, row) for symbol, row in cards["per_symbol"].items() if row["f1"] < 1),
+            (
+                (row["f1"], symbol, row)
+                for symbol, row in cards["per_symbol"].items()
+                if row["truth"] and row["f1"] < 1
+            ),
             key=lambda item: item[:2],
         )[:5]
         if weakest:

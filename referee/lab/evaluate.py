@@ -15,9 +15,10 @@ Boxes are matched greedily by score at IoU ≥ 0.5 regardless of class, so a wro
 confusion (and as a miss plus a false detection); unmatched predictions land in the background row.
 
 On rendered scenes every card mistake is also sorted by kind (:data:`CARD_ERRORS`) — a card read
-twice, a card read where a card shows no labelled index (its centre symbol, a hidden corner), a
-card invented off the cards (clutter, hands), a card missed, a wrong symbol, a wrong colour — with
-the pictures where each happened, and ``errors`` draws them: the families a reader fix targets.
+twice (under one name, or as two cards when one corner is misread), a card read where a card
+shows no labelled index (its centre symbol, a hidden corner), a card invented off the cards
+(clutter, hands), a card missed, a wrong symbol, a wrong colour — with the pictures where each
+happened, and ``errors`` draws them: the families a reader fix targets.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ BACKGROUND = len(CLASS_NAMES)  # the extra row/column of the confusion matrix
 WILD = "wild"  # the colour column of wild cards in the per-colour scores
 #: The kinds of card mistakes on rendered scenes, and what each means.
 CARD_ERRORS: dict[str, str] = {
-    "doubled": "a card read a second time (its other corner not paired with the first)",
+    "doubled": "a card read twice under one name (its two corners not paired)",
+    "corners_disagree": "a card read twice as two cards (one corner misread, so the corners could not pair)",
     "on_a_card": "a card read where a card shows no labelled index (its centre symbol, a hidden corner)",
     "invented": "a card read off every card (clutter, a hand, the table)",
     "missed": "a visible card not read",
@@ -67,7 +69,7 @@ class CardError:
     """One card mistake on a picture: its kind (:data:`CARD_ERRORS`), where, and what was read."""
 
     kind: str
-    box: tuple[float, float, float, float]  # the read card's box, or a missed card's indices
+    box: tuple[float, float, float, float]  # around the indices read, or a missed card's labelled ones
     text: str
 
 
@@ -347,16 +349,23 @@ class Evaluation:
             index_boxes = np.asarray([d.box for d in card.indices], np.float64)
             for j, expected in enumerate(truth):
                 overlaps[i, j] = max(box_iou(np.asarray(box), index_boxes).max() for box in expected.boxes)
+        # A card read at both corners, once right and once wrong, is matched to its right reading.
         pairs = sorted(
-            ((overlaps[i, j], i, j) for i in range(len(cards)) for j in range(len(truth))), reverse=True
+            (
+                (cards[i].name == truth[j].name, overlaps[i, j], i, j)
+                for i in range(len(cards))
+                for j in range(len(truth))
+                if overlaps[i, j] >= CARD_IOU
+            ),
+            reverse=True,
         )
         read_matched: dict[int, int] = {}
-        truth_matched: set[int] = set()
+        truth_matched: dict[int, str] = {}  # truth index → the name read there
         errors: list[CardError] = []
-        for overlap, i, j in pairs:
-            if overlap >= CARD_IOU and i not in read_matched and j not in truth_matched:
+        for _, _, i, j in pairs:
+            if i not in read_matched and j not in truth_matched:
                 read_matched[i] = j
-                truth_matched.add(j)
+                truth_matched[j] = cards[i].name
                 self._score_card(truth[j].name, cards[i].name)
                 if cards[i].name != truth[j].name:
                     self.card_mistakes[(truth[j].name, cards[i].name)] += 1
@@ -364,7 +373,7 @@ class Evaluation:
                     errors.append(
                         CardError(
                             "wrong_colour" if same_symbol else "wrong_symbol",
-                            cards[i].box,
+                            _union(tuple(d.box for d in cards[i].indices)),
                             f"{truth[j].name} read {cards[i].name}",
                         )
                     )
@@ -373,11 +382,11 @@ class Evaluation:
             errors.append(
                 CardError(
                     self._extra_kind(cards[i], overlaps[i], truth_matched, outlines),
-                    cards[i].box,
+                    _union(tuple(d.box for d in cards[i].indices)),
                     cards[i].name,
                 )
             )
-        for j in sorted(set(range(len(truth))) - truth_matched):
+        for j in sorted(set(range(len(truth))) - set(truth_matched)):
             self._score_card(truth[j].name, None)
             errors.append(CardError("missed", _union(truth[j].boxes), truth[j].name))
         expected, read = Counter(card.name for card in truth), Counter(card.name for card in cards)
@@ -403,13 +412,15 @@ class Evaluation:
     def _extra_kind(
         card: Card,
         overlaps: np.ndarray,
-        truth_matched: set[int],
+        truth_matched: dict[int, str],
         outlines: tuple[tuple[tuple[float, float], ...], ...],
     ) -> str:
-        """Why a read card matched no visible card: a second reading of a card already read, a reading
-        on a card away from its labelled indices, or one off every card."""
-        if any(overlaps[j] >= CARD_IOU for j in truth_matched):
-            return "doubled"
+        """Why a read card matched no visible card: a second reading of a card already read (under
+        the same name or another), a reading on a card away from its labelled indices, or one off
+        every card."""
+        also_read = [name for j, name in truth_matched.items() if overlaps[j] >= CARD_IOU]
+        if also_read:
+            return "doubled" if card.name in also_read else "corners_disagree"
         centres = [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2) for d in card.indices]
         for outline in outlines:
             polygon = np.asarray(outline, np.float32).reshape(-1, 1, 2)
@@ -577,6 +588,7 @@ def evaluate(
 #: Pen (BGR) per kind of card mistake in :func:`draw_card_errors`.
 _ERROR_PEN: dict[str, tuple[int, int, int]] = {
     "doubled": (0, 140, 255),
+    "corners_disagree": (0, 80, 200),
     "on_a_card": (255, 0, 255),
     "invented": (0, 0, 255),
     "missed": (255, 255, 0),
@@ -588,26 +600,29 @@ _ERROR_PEN: dict[str, tuple[int, int, int]] = {
 def draw_card_errors(
     image: np.ndarray, truth: tuple[TruthCard, ...], cards: list[Card], mistakes: list[CardError]
 ) -> np.ndarray:
-    """The picture with the cards read (as ``detect --annotate`` draws them), every labelled index
-    (thin white) and each mistake framed and named by its kind (the kinds' pens are listed on top)."""
-    from referee.vision.annotate import annotate
-
-    canvas = annotate(image, cards)
+    """The picture with every labelled index (thin white), every index the reader read a card from
+    (thin green, with the card's name) and each mistake framed and named in its kind's pen (the
+    pens are listed on top). Indices only, not the estimated card extents: small cards stay legible."""
+    canvas = image.copy()
     scale = max(canvas.shape[:2]) / 1000
     thickness = max(1, round(2 * scale))
-    font_scale = max(0.4, 0.55 * scale)
+    font_scale = max(0.35, 0.45 * scale)
     for card in truth:
         for x1, y1, x2, y2 in card.boxes:
             cv2.rectangle(canvas, (round(x1), round(y1)), (round(x2), round(y2)), (255, 255, 255), 1)
+    for card in cards:
+        for index in card.indices:
+            x1, y1, x2, y2 = (round(v) for v in index.box)
+            cv2.rectangle(canvas, (x1 - 1, y1 - 1), (x2 + 1, y2 + 1), (0, 200, 0), 1)
+        x1, y1 = (round(v) for v in card.indices[0].box[:2])
+        _outlined_text(canvas, card.name, (x1, y1 - 3), font_scale, (0, 200, 0), 1)
     for mistake in mistakes:
         pen = _ERROR_PEN[mistake.kind]
         x1, y1, x2, y2 = (round(v) for v in mistake.box)
         pad = 3 * thickness
-        cv2.rectangle(canvas, (x1 - pad, y1 - pad), (x2 + pad, y2 + pad), pen, thickness + 1)
+        cv2.rectangle(canvas, (x1 - pad, y1 - pad), (x2 + pad, y2 + pad), pen, thickness)
         label = f"{mistake.kind}: {mistake.text}"
-        _outlined_text(
-            canvas, label, (x1 - pad, y2 + pad + round(16 * scale) + 4), font_scale, pen, thickness
-        )
+        _outlined_text(canvas, label, (x1 - pad, y2 + pad + round(14 * scale) + 2), font_scale, pen, 1)
     x = 6
     for kind, pen in _ERROR_PEN.items():
         _outlined_text(canvas, kind, (x, round(22 * scale) + 8), font_scale, pen, thickness)
