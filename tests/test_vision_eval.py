@@ -108,12 +108,15 @@ def test_card_mistakes_are_sorted_by_kind():
     evaluation = Evaluation()
     E, F, G = (300, 10, 320, 40), (400, 300, 420, 330), (40, 150, 60, 180)
     H, K = (300, 200, 320, 230), (360, 260, 380, 290)
+    L, M = (200, 400, 220, 430), (230, 400, 250, 430)
     truth = (
         TruthCard("red-7", (A, B)),  # read at both corners, unpaired: doubled
         TruthCard("blue-1", (C,)),  # read as a 7: wrong symbol
         TruthCard("green-2", (D,)),  # read yellow: wrong colour
         TruthCard("wild", (E,)),  # not read: missed
         TruthCard("yellow-3", (H, K)),  # one corner right, the other read as an 8
+        TruthCard("blue-9", (L,)),  # in a fanned row: its index paired with the next blue 9's
+        TruthCard("blue-9", (M,)),
     )
     outline = ((0, 0), (150, 0), (150, 250), (0, 250))  # the red 7's card, its centre at G
     read = [
@@ -125,6 +128,7 @@ def test_card_mistakes_are_sorted_by_kind():
         card("blue-4", F),  # on the table, off every card
         card("yellow-8", K),  # the right reading below still wins the match
         card("yellow-3", (304, 204, 324, 234)),  # overlaps its index less than the 8 does
+        card("blue-9", L, M),
     ]
     mistakes = evaluation.add_cards(truth, read, "table", (outline,), "scene.jpg")
     assert sorted(mistake.kind for mistake in mistakes) == sorted(CARD_ERRORS)

@@ -17,8 +17,9 @@ confusion (and as a miss plus a false detection); unmatched predictions land in 
 On rendered scenes every card mistake is also sorted by kind (:data:`CARD_ERRORS`) — a card read
 twice (under one name, or as two cards when one corner is misread), a card read where a card
 shows no labelled index (its centre symbol, a hidden corner), a card invented off the cards
-(clutter, hands), a card missed, a wrong symbol, a wrong colour — with the pictures where each
-happened, and ``errors`` draws them: the families a reader fix targets.
+(clutter, hands), two cards read as one (their corners paired), a card missed, a wrong symbol, a
+wrong colour — with the pictures where each happened, and ``errors`` draws them: the families a
+reader fix targets.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ CARD_ERRORS: dict[str, str] = {
     "corners_disagree": "a card read twice as two cards (one corner misread, so the corners could not pair)",
     "on_a_card": "a card read where a card shows no labelled index (its centre symbol, a hidden corner)",
     "invented": "a card read off every card (clutter, a hand, the table)",
+    "merged": "a visible card whose index was read as part of another card (two cards' corners paired)",
     "missed": "a visible card not read",
     "wrong_symbol": "a card read with the wrong symbol",
     "wrong_colour": "a card read with the right symbol in the wrong colour",
@@ -388,7 +390,8 @@ class Evaluation:
             )
         for j in sorted(set(range(len(truth))) - set(truth_matched)):
             self._score_card(truth[j].name, None)
-            errors.append(CardError("missed", _union(truth[j].boxes), truth[j].name))
+            merged = any(overlaps[i, j] >= CARD_IOU for i in read_matched)  # its index went to another card
+            errors.append(CardError("merged" if merged else "missed", _union(truth[j].boxes), truth[j].name))
         expected, read = Counter(card.name for card in truth), Counter(card.name for card in cards)
         common = sum((expected & read).values())
         precision = common / len(cards) if cards else 1.0
@@ -591,6 +594,7 @@ _ERROR_PEN: dict[str, tuple[int, int, int]] = {
     "corners_disagree": (0, 80, 200),
     "on_a_card": (255, 0, 255),
     "invented": (0, 0, 255),
+    "merged": (255, 128, 0),
     "missed": (255, 255, 0),
     "wrong_symbol": (0, 255, 255),
     "wrong_colour": (0, 255, 128),
