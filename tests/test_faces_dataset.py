@@ -166,3 +166,11 @@ def test_the_help_says_a_faces_set_is_for_evaluation(capsys):
     assert main(["dataset", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "For EVALUATION sets only" in text and "never trained on it" in text
+
+
+def test_a_deck_the_models_trained_on_is_not_reported_as_unseen():
+    from referee.commands.eval import faces_lines
+
+    (line,) = faces_lines({"deck": "uno-cards-roboflow", "photos": 9, "seen": True})
+    assert "SEEN in training" in line and "not an unseen-deck figure" in line
+    assert faces_lines(None) == []
