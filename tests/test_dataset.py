@@ -120,7 +120,7 @@ def test_roboflow_mix_on_two_files(tmp_path, shared, capsys):
     [
         (["--roboflow", "/nonexistent/rf"], "--roboflow /nonexistent/rf has no train/images"),
         (["--count", "0"], "--count must be at least 1"),
-        (["--val-fraction", "1.5"], "--val-fraction must be in [0, 1)"),
+        (["--val-fraction", "1.5"], "--val-fraction must be in [0, 1]"),
         (["--roboflow-share", "1"], "--roboflow-share must be in [0, 1)"),
         (["--kind", "kitchen"], "argument --kind: invalid choice: 'kitchen'"),
     ],

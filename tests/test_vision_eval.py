@@ -11,7 +11,14 @@ from test_vision_reader import paste, table
 
 from referee.cli import main
 from referee.errors import UserError
-from referee.lab.evaluate import BACKGROUND, Evaluation, TruthCard, labelled_images
+from referee.lab.evaluate import (
+    BACKGROUND,
+    CARD_ERRORS,
+    Evaluation,
+    TruthCard,
+    draw_card_errors,
+    labelled_images,
+)
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
 from referee.vision.detection import Detection
 from referee.vision.reader import Card
@@ -93,6 +100,48 @@ def test_two_cards_of_one_name_are_matched_by_place():
         (TruthCard("red-5", (A, C)), TruthCard("red-5", (B,))), [card("red-5", B), card("red-5", C)]
     )
     assert evaluation.cards.overall()["tp"] == 2 and evaluation.multiset_f1 == [1.0]
+
+
+def test_card_mistakes_are_sorted_by_kind():
+    """Doubled, corners disagree, on a card, invented, missed, wrong symbol, wrong colour: what a
+    reader fix targets."""
+    evaluation = Evaluation()
+    E, F, G = (300, 10, 320, 40), (400, 300, 420, 330), (40, 150, 60, 180)
+    H, K = (300, 200, 320, 230), (360, 260, 380, 290)
+    L, M = (200, 400, 220, 430), (230, 400, 250, 430)
+    truth = (
+        TruthCard("red-7", (A, B)),  # read at both corners, unpaired: doubled
+        TruthCard("blue-1", (C,)),  # read as a 7: wrong symbol
+        TruthCard("green-2", (D,)),  # read yellow: wrong colour
+        TruthCard("wild", (E,)),  # not read: missed
+        TruthCard("yellow-3", (H, K)),  # one corner right, the other read as an 8
+        TruthCard("blue-9", (L,)),  # in a fanned row: its index paired with the next blue 9's
+        TruthCard("blue-9", (M,)),
+    )
+    outline = ((0, 0), (150, 0), (150, 250), (0, 250))  # the red 7's card, its centre at G
+    read = [
+        card("red-7", A),
+        card("red-7", B),
+        card("blue-7", C),
+        card("yellow-2", D),
+        card("red-6", G),  # the centre numeral boxed as an index
+        card("blue-4", F),  # on the table, off every card
+        card("yellow-8", K),  # the right reading below still wins the match
+        card("yellow-3", (304, 204, 324, 234)),  # overlaps its index less than the 8 does
+        card("blue-9", L, M),
+    ]
+    mistakes = evaluation.add_cards(truth, read, "table", (outline,), "scene.jpg")
+    assert sorted(mistake.kind for mistake in mistakes) == sorted(CARD_ERRORS)
+    report = evaluation.to_json()["cards"]
+    assert report["errors"] == dict.fromkeys(CARD_ERRORS, 1)
+    assert report["error_examples"]["doubled"] == ["scene.jpg"]
+    assert report["per_card"]["yellow-3"]["tp"] == 1
+    assert {(m["truth"], m["read"]) for m in report["mistakes"]} == {
+        ("blue-1", "blue-7"),
+        ("green-2", "yellow-2"),
+    }
+    drawn = draw_card_errors(table(320, 480), truth, read, mistakes)
+    assert drawn.shape == (320, 480, 3)
 
 
 @pytest.fixture

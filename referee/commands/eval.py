@@ -2,7 +2,9 @@
 
 A rendered dataset (``uno-referee dataset``) gives card-level scores too; a YOLO folder such as
 the shared Roboflow photos (add ``--roboflow`` for their class ids) gives symbol-level scores.
-Writes ``report.json`` and ``confusion.png`` into ``--report`` and prints a summary.
+Writes ``report.json`` and ``confusion.png`` into ``--report`` and prints a summary. A set dealt
+with a real deck's photographed faces (``dataset --faces``) is reported with that deck's name and
+whether the models trained on it (then its figures are not an unseen deck's).
 """
 
 from __future__ import annotations
@@ -10,8 +12,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.vision.options import add_detector_arguments, add_reader_arguments
+
+if TYPE_CHECKING:
+    from referee.vision.reader import CardReader
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -55,6 +61,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--report", type=Path, default=Path("runs/eval"), help="folder for report.json and confusion.png"
     )
+    parser.add_argument(
+        "--errors",
+        type=Path,
+        metavar="DIR",
+        help="rendered datasets: also draw every picture with a card mistake into DIR (cards read, "
+        "labelled indices, and each mistake named: doubled, on_a_card, invented, missed, wrong_symbol, "
+        "wrong_colour)",
+    )
     add_detector_arguments(parser, threads=2)
     add_reader_arguments(parser)
     parser.set_defaults(handler=run)
@@ -65,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
     from referee.errors import UserError
     from referee.lab.evaluate import draw_confusion, evaluate, labelled_images
+    from referee.render.dataset import dataset_faces
     from referee.vision.options import reader_from_args, tiles_from_args
 
     if args.real:
@@ -75,12 +90,20 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"no such folder: {args.folder}")
     images = labelled_images(args.folder, args.split, args.roboflow, args.named)[: args.limit]
     reader = reader_from_args(args)
+    if args.errors is not None:
+        try:
+            args.errors.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UserError(f"cannot create the --errors folder {args.errors}: {error.strerror}") from None
 
     def progress(done: int) -> None:
         if done % 50 == 0:
             print(f"  {done}/{len(images)} pictures", flush=True)
 
-    evaluation = evaluate(reader, images, tiles_from_args(args), progress, true_boxes=args.true_boxes)
+    evaluation = evaluate(
+        reader, images, tiles_from_args(args), progress, true_boxes=args.true_boxes, errors=args.errors
+    )
+    faces = dataset_faces(args.folder)
     report = {
         "folder": str(args.folder),
         "model": str(reader.detector.info.path),
@@ -88,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         "imgsz": reader.detector.imgsz,
         "conf": args.conf,
         "true_boxes": args.true_boxes,
+        "faces": None if faces is None else {**faces, "seen": str(faces.get("deck")) in decks_seen(reader)},
         **evaluation.to_json(),
     }
     try:
@@ -98,7 +122,17 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"cannot write the report into {args.report}: {error.strerror}") from error
     print(summary(report))
     print(f"report: {args.report / 'report.json'}, confusion matrix: {args.report / 'confusion.png'}")
+    if args.errors is not None:
+        print(f"pictures with card mistakes drawn: {args.errors}")
     return 0
+
+
+def decks_seen(reader: CardReader) -> set[str]:
+    """The real decks the detector or the glyph classifier trained on (their model metadata says)."""
+    seen = set(reader.detector.info.decks_seen)
+    if reader.glyphs is not None:
+        seen |= set(reader.glyphs.info.get("decks_seen", []))
+    return seen
 
 
 def deck_name(folder: Path) -> str:
@@ -115,9 +149,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
     from referee.vision.options import reader_from_args, tiles_from_args
 
     reader = reader_from_args(args)
-    seen_by_models = set(reader.detector.info.decks_seen)
-    if reader.glyphs is not None:
-        seen_by_models |= set(reader.glyphs.info.get("decks_seen", []))
+    seen_by_models = decks_seen(reader)
     decks = {}
     for spec in args.real:
         folder_text, _, names = spec.partition(":")
@@ -158,6 +190,18 @@ def run_per_deck(args: argparse.Namespace) -> int:
     return 0
 
 
+def faces_lines(faces: dict | None) -> list[str]:
+    """Which real deck's photographed faces a dealt set shows, and whether the models saw that deck."""
+    if not faces:
+        return []
+    seen = (
+        "SEEN in training by these models: not an unseen-deck figure"
+        if faces.get("seen")
+        else "unseen by these models"
+    )
+    return [f"faces: photographed deck {faces.get('deck')} ({faces.get('photos')} photos), {seen}"]
+
+
 def summary(report: dict) -> str:
     """The report's headline numbers, a few lines for the terminal."""
     boxes = report["boxes"]["overall"]
@@ -165,6 +209,7 @@ def summary(report: dict) -> str:
         f"{report['images']} pictures, "
         + ("labelled boxes (reader alone)" if report["true_boxes"] else f"model {report['model']}")
         + f" ({report['backend']}, {report['imgsz']} px)",
+        *faces_lines(report.get("faces")),
         f"boxes: precision {boxes['precision']:.3f} recall {boxes['recall']:.3f} "
         f"({boxes['tp']} of {boxes['truth']} labelled, {boxes['predicted']} detected)",
     ]
@@ -187,7 +232,30 @@ def summary(report: dict) -> str:
             ),
             f"empty pictures: {cards['empty_images_with_cards']} of {cards['empty_images']} with cards "
             f"({cards['cards_on_empty_images']} false cards); colour from {cards['colour_from']}",
+            "card mistakes: " + ", ".join(f"{kind} {count}" for kind, count in cards["errors"].items()),
         ]
+        weakest = sorted(
+            (
+                (row["f1"], symbol, row)
+                for symbol, row in cards["per_symbol"].items()
+                if row["truth"] and row["f1"] < 1
+            ),
+            key=lambda item: item[:2],
+        )[:5]
+        if weakest:
+            lines.append(
+                "weakest symbols: "
+                + ", ".join(
+                    f"{symbol} F1 {row['f1']:.2f} (P {row['precision']:.2f} R {row['recall']:.2f}, "
+                    f"{row['truth']} cards)"
+                    for _, symbol, row in weakest
+                )
+            )
+        if cards["mistakes"]:
+            lines.append(
+                "cards read wrong: "
+                + ", ".join(f"{m['truth']}→{m['read']} ×{m['count']}" for m in cards["mistakes"][:6])
+            )
     if "named" in report:
         named = report["named"]
         mistakes = ", ".join(f"{m['named']}→{m['read']} ×{m['count']}" for m in named["mistakes"][:5])

@@ -13,6 +13,13 @@ Two kinds of labelled folders:
 
 Boxes are matched greedily by score at IoU ≥ 0.5 regardless of class, so a wrong class counts as a
 confusion (and as a miss plus a false detection); unmatched predictions land in the background row.
+
+On rendered scenes every card mistake is also sorted by kind (:data:`CARD_ERRORS`) — a card read
+twice (under one name, or as two cards when one corner is misread), a card read where a card
+shows no labelled index (its centre symbol, a hidden corner), a card invented off the cards
+(clutter, hands), two cards read as one (their corners paired), a card missed, a wrong symbol, a
+wrong colour — with the pictures where each happened, and ``errors`` draws them: the families a
+reader fix targets.
 """
 
 from __future__ import annotations
@@ -36,6 +43,19 @@ BOX_IOU = 0.5  # a detection finds a labelled box (the usual mAP50 criterion)
 CARD_IOU = 0.3  # a read card is a labelled card when one of its indices overlaps one of the card's
 BACKGROUND = len(CLASS_NAMES)  # the extra row/column of the confusion matrix
 WILD = "wild"  # the colour column of wild cards in the per-colour scores
+#: The kinds of card mistakes on rendered scenes, and what each means.
+CARD_ERRORS: dict[str, str] = {
+    "doubled": "a card read twice under one name (its two corners not paired)",
+    "corners_disagree": "a card read twice as two cards (one corner misread, so the corners could not pair)",
+    "on_a_card": "a card read where a card shows no labelled index (its centre symbol, a hidden corner)",
+    "invented": "a card read off every card (clutter, a hand, the table)",
+    "merged": "a visible card whose index was read as part of another card (two cards' corners paired)",
+    "missed": "a visible card not read",
+    "wrong_symbol": "a card read with the wrong symbol",
+    "wrong_colour": "a card read with the right symbol in the wrong colour",
+}
+#: Pictures kept as examples per kind of card mistake.
+EXAMPLES_PER_ERROR = 8
 
 
 @dataclass(frozen=True)
@@ -47,6 +67,20 @@ class TruthCard:
 
 
 @dataclass(frozen=True)
+class CardError:
+    """One card mistake on a picture: its kind (:data:`CARD_ERRORS`), where, and what was read."""
+
+    kind: str
+    box: tuple[float, float, float, float]  # around the indices read, or a missed card's labelled ones
+    text: str
+
+
+def _union(boxes: tuple[tuple[float, float, float, float], ...]) -> tuple[float, float, float, float]:
+    x1, y1, x2, y2 = np.asarray(boxes, np.float64).reshape(-1, 4).T
+    return float(x1.min()), float(y1.min()), float(x2.max()), float(y2.max())
+
+
+@dataclass(frozen=True)
 class LabelledImage:
     """One picture with its labelled boxes and, for rendered scenes, its visible cards."""
 
@@ -55,6 +89,7 @@ class LabelledImage:
     cards: tuple[TruthCard, ...] | None  # None: no card-level labels (real photos)
     named: TruthCard | None = None  # a real photo's card named by hand, at its first labelled index
     kind: str | None = None  # a rendered scene's kind: discard, table, fan, negative
+    outlines: tuple[tuple[tuple[float, float], ...], ...] = ()  # a scene's card outlines, any side up
 
     def boxes(self, width: int, height: int) -> tuple[tuple[int, tuple[float, float, float, float]], ...]:
         """The labelled boxes as (class id, xyxy) in the pixels of a ``width`` × ``height`` picture."""
@@ -192,10 +227,17 @@ def _rendered_split(folder: Path, split: str) -> list[LabelledImage]:
                 )
                 if card["face_up"] and boxes:
                     cards.append(TruthCard(card["name"], boxes))
+            outlines = tuple(
+                tuple((float(x), float(y)) for x, y in card["polygon"])
+                for card in meta["cards"]
+                if card.get("visible_fraction", 1.0) > 0 and "polygon" in card
+            )
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise UserError(f"sidecar {meta_path} is not a scene description ({error})") from error
         rows = _yolo_rows(folder / "labels" / split / f"{meta_path.stem}.txt", roboflow=False)
-        result.append(LabelledImage(image_path, tuple(rows), tuple(cards), kind=meta.get("kind")))
+        result.append(
+            LabelledImage(image_path, tuple(rows), tuple(cards), kind=meta.get("kind"), outlines=outlines)
+        )
     if not result:
         raise UserError(f"{folder / 'meta' / split} holds no sidecars")
     return result
@@ -264,6 +306,9 @@ class Evaluation:
     named_symbols: PrecisionRecall = field(default_factory=PrecisionRecall)
     named_mistakes: Counter = field(default_factory=Counter)  # (named, read or "nothing") → count
     named_doubled: int = 0  # one-card photos read as two or more different cards
+    card_errors: Counter = field(default_factory=Counter)  # CARD_ERRORS kind → count
+    card_mistakes: Counter = field(default_factory=Counter)  # (true card, read card) → count
+    error_examples: dict[str, list[str]] = field(default_factory=dict)  # kind → pictures
 
     def add_boxes(self, truth: tuple[tuple[int, tuple], ...], detections: list[Detection]) -> None:
         """Match detections to labelled boxes; fill the confusion matrix and the symbol counts."""
@@ -288,26 +333,65 @@ class Evaluation:
             self.confusion[truth[index][0], BACKGROUND] += 1
             self.symbols.add(CLASS_NAMES[truth[index][0]], None)
 
-    def add_cards(self, truth: tuple[TruthCard, ...], cards: list[Card], kind: str | None = None) -> None:
-        """Match read cards to visible cards by their index boxes; score names, symbols, colours."""
+    def add_cards(
+        self,
+        truth: tuple[TruthCard, ...],
+        cards: list[Card],
+        kind: str | None = None,
+        outlines: tuple[tuple[tuple[float, float], ...], ...] = (),
+        picture: str | None = None,
+    ) -> list[CardError]:
+        """Match read cards to visible cards by their index boxes; score names, symbols, colours.
+
+        Returns the picture's card mistakes, each of a :data:`CARD_ERRORS` kind; ``outlines`` (every
+        card's corners in the scene) tell a card read on a card from one invented off the cards."""
         self.colour_from.update(card.colour_from for card in cards)
-        pairs: list[tuple[float, int, int]] = []
+        overlaps = np.zeros((len(cards), len(truth)))
         for i, card in enumerate(cards):
             index_boxes = np.asarray([d.box for d in card.indices], np.float64)
             for j, expected in enumerate(truth):
-                overlap = max(box_iou(np.asarray(box), index_boxes).max() for box in expected.boxes)
-                if overlap >= CARD_IOU:
-                    pairs.append((overlap, i, j))
-        read_matched, truth_matched = set(), set()
-        for _, i, j in sorted(pairs, reverse=True):
+                overlaps[i, j] = max(box_iou(np.asarray(box), index_boxes).max() for box in expected.boxes)
+        # A card read at both corners, once right and once wrong, is matched to its right reading.
+        pairs = sorted(
+            (
+                (cards[i].name == truth[j].name, overlaps[i, j], i, j)
+                for i in range(len(cards))
+                for j in range(len(truth))
+                if overlaps[i, j] >= CARD_IOU
+            ),
+            reverse=True,
+        )
+        read_matched: dict[int, int] = {}
+        truth_matched: dict[int, str] = {}  # truth index → the name read there
+        errors: list[CardError] = []
+        for _, _, i, j in pairs:
             if i not in read_matched and j not in truth_matched:
-                read_matched.add(i)
-                truth_matched.add(j)
+                read_matched[i] = j
+                truth_matched[j] = cards[i].name
                 self._score_card(truth[j].name, cards[i].name)
-        for i in set(range(len(cards))) - read_matched:
+                if cards[i].name != truth[j].name:
+                    self.card_mistakes[(truth[j].name, cards[i].name)] += 1
+                    same_symbol = _symbol(cards[i].name) == _symbol(truth[j].name)
+                    errors.append(
+                        CardError(
+                            "wrong_colour" if same_symbol else "wrong_symbol",
+                            _union(tuple(d.box for d in cards[i].indices)),
+                            f"{truth[j].name} read {cards[i].name}",
+                        )
+                    )
+        for i in sorted(set(range(len(cards))) - set(read_matched)):
             self._score_card(None, cards[i].name)
-        for j in set(range(len(truth))) - truth_matched:
+            errors.append(
+                CardError(
+                    self._extra_kind(cards[i], overlaps[i], truth_matched, outlines),
+                    _union(tuple(d.box for d in cards[i].indices)),
+                    cards[i].name,
+                )
+            )
+        for j in sorted(set(range(len(truth))) - set(truth_matched)):
             self._score_card(truth[j].name, None)
+            merged = any(overlaps[i, j] >= CARD_IOU for i in read_matched)  # its index went to another card
+            errors.append(CardError("merged" if merged else "missed", _union(truth[j].boxes), truth[j].name))
         expected, read = Counter(card.name for card in truth), Counter(card.name for card in cards)
         common = sum((expected & read).values())
         precision = common / len(cards) if cards else 1.0
@@ -320,6 +404,32 @@ class Evaluation:
             self.empty_images += 1
             self.empty_images_with_cards += bool(cards)
             self.cards_on_empty_images += len(cards)
+        for error in errors:
+            self.card_errors[error.kind] += 1
+            examples = self.error_examples.setdefault(error.kind, [])
+            if picture is not None and picture not in examples and len(examples) < EXAMPLES_PER_ERROR:
+                examples.append(picture)
+        return errors
+
+    @staticmethod
+    def _extra_kind(
+        card: Card,
+        overlaps: np.ndarray,
+        truth_matched: dict[int, str],
+        outlines: tuple[tuple[tuple[float, float], ...], ...],
+    ) -> str:
+        """Why a read card matched no visible card: a second reading of a card already read (under
+        the same name or another), a reading on a card away from its labelled indices, or one off
+        every card."""
+        also_read = [name for j, name in truth_matched.items() if overlaps[j] >= CARD_IOU]
+        if also_read:
+            return "doubled" if card.name in also_read else "corners_disagree"
+        centres = [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2) for d in card.indices]
+        for outline in outlines:
+            polygon = np.asarray(outline, np.float32).reshape(-1, 1, 2)
+            if any(cv2.pointPolygonTest(polygon, centre, False) >= 0 for centre in centres):
+                return "on_a_card"
+        return "invented"
 
     def add_named(self, named: TruthCard, cards: list[Card]) -> None:
         """Score the card read over a photo's named index (or, for a photo of one card, the surest
@@ -388,6 +498,14 @@ class Evaluation:
                 "empty_images_with_cards": self.empty_images_with_cards,
                 "cards_on_empty_images": self.cards_on_empty_images,
                 "colour_from": dict(self.colour_from),
+                "errors": {kind: self.card_errors[kind] for kind in CARD_ERRORS},
+                "error_examples": {
+                    kind: self.error_examples[kind] for kind in CARD_ERRORS if kind in self.error_examples
+                },
+                "mistakes": [
+                    {"truth": truth, "read": read, "count": count}
+                    for (truth, read), count in self.card_mistakes.most_common(20)
+                ],
             }
         if self.named_cards.truth:
             # One named card per photo, so each tally's recall (right / named) is its accuracy.
@@ -432,11 +550,14 @@ def evaluate(
     tiles: bool | None = None,
     progress: Callable[[int], None] | None = None,
     true_boxes: bool = False,
+    errors: Path | None = None,
 ) -> Evaluation:
     """Score the reader on every picture; ``progress(done)`` is called after each one.
 
     ``true_boxes`` hands the reader the labelled boxes instead of the network's: the card scores
     then measure the reader alone (colour, pairing, rejection), the ceiling for a perfect detector.
+    ``errors``: a folder that receives every rendered scene with a card mistake, drawn
+    (:func:`draw_card_errors`), to look at what the figures count.
     """
     evaluation = Evaluation()
     for item in images:
@@ -449,7 +570,12 @@ def evaluate(
         evaluation.images += 1
         evaluation.add_boxes(boxes, detections)
         if item.cards is not None:
-            evaluation.add_cards(item.cards, reader.cards_from_detections(image, detections), item.kind)
+            cards = reader.cards_from_detections(image, detections)
+            mistakes = evaluation.add_cards(item.cards, cards, item.kind, item.outlines, str(item.path))
+            if errors is not None and mistakes:
+                target = errors / f"{item.path.stem}.jpg"
+                if not cv2.imwrite(str(target), draw_card_errors(image, item.cards, cards, mistakes)):
+                    raise UserError(f"cannot write {target}: check that {errors} is writable")
         if item.named is not None and not item.named.boxes:  # a photo of one card
             evaluation.add_named(item.named, reader.cards_from_detections(image, detections))
         elif item.named is not None:
@@ -460,6 +586,60 @@ def evaluate(
         if progress is not None:
             progress(evaluation.images)
     return evaluation
+
+
+#: Pen (BGR) per kind of card mistake in :func:`draw_card_errors`.
+_ERROR_PEN: dict[str, tuple[int, int, int]] = {
+    "doubled": (0, 140, 255),
+    "corners_disagree": (0, 80, 200),
+    "on_a_card": (255, 0, 255),
+    "invented": (0, 0, 255),
+    "merged": (255, 128, 0),
+    "missed": (255, 255, 0),
+    "wrong_symbol": (0, 255, 255),
+    "wrong_colour": (0, 255, 128),
+}
+
+
+def draw_card_errors(
+    image: np.ndarray, truth: tuple[TruthCard, ...], cards: list[Card], mistakes: list[CardError]
+) -> np.ndarray:
+    """The picture with every labelled index (thin white), every index the reader read a card from
+    (thin green, with the card's name) and each mistake framed and named in its kind's pen (the
+    pens are listed on top). Indices only, not the estimated card extents: small cards stay legible."""
+    canvas = image.copy()
+    scale = max(canvas.shape[:2]) / 1000
+    thickness = max(1, round(2 * scale))
+    font_scale = max(0.35, 0.45 * scale)
+    for card in truth:
+        for x1, y1, x2, y2 in card.boxes:
+            cv2.rectangle(canvas, (round(x1), round(y1)), (round(x2), round(y2)), (255, 255, 255), 1)
+    for card in cards:
+        for index in card.indices:
+            x1, y1, x2, y2 = (round(v) for v in index.box)
+            cv2.rectangle(canvas, (x1 - 1, y1 - 1), (x2 + 1, y2 + 1), (0, 200, 0), 1)
+        x1, y1 = (round(v) for v in card.indices[0].box[:2])
+        _outlined_text(canvas, card.name, (x1, y1 - 3), font_scale, (0, 200, 0), 1)
+    for mistake in mistakes:
+        pen = _ERROR_PEN[mistake.kind]
+        x1, y1, x2, y2 = (round(v) for v in mistake.box)
+        pad = 3 * thickness
+        cv2.rectangle(canvas, (x1 - pad, y1 - pad), (x2 + pad, y2 + pad), pen, thickness)
+        label = f"{mistake.kind}: {mistake.text}"
+        _outlined_text(canvas, label, (x1 - pad, y2 + pad + round(14 * scale) + 2), font_scale, pen, 1)
+    x = 6
+    for kind, pen in _ERROR_PEN.items():
+        _outlined_text(canvas, kind, (x, round(22 * scale) + 8), font_scale, pen, thickness)
+        x += cv2.getTextSize(kind, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)[0][0] + round(20 * scale)
+    return canvas
+
+
+def _outlined_text(
+    canvas: np.ndarray, text: str, origin: tuple[int, int], font_scale: float, pen, thickness: int
+) -> None:
+    """Text in ``pen`` with a black outline: legible on any table and any card."""
+    for colour, width in (((0, 0, 0), thickness + 2), (pen, thickness)):
+        cv2.putText(canvas, text, origin, cv2.FONT_HERSHEY_SIMPLEX, font_scale, colour, width, cv2.LINE_AA)
 
 
 def draw_confusion(confusion: np.ndarray, cell: int = 34) -> np.ndarray:

@@ -9,7 +9,8 @@ as ``../shared/data/uno-cards-criscard`` does. Each photo becomes a
 :class:`~referee.render.cards.CardSprite` like a rendered card: scaled to the card's shape, its
 corners rounded off by the alpha, and its two corner indices labelled where a card prints them
 (:data:`INDEX_REGION` and its half-turn twin), so the table video composites it, and the oracle
-reader labels it, exactly as it does a rendered card.
+reader labels it, exactly as it does a rendered card. :class:`PhotoDeal` does the same for the
+still scenes of ``uno-referee dataset --faces`` (held-out whole tables dealt with a real deck).
 
 >>> import numpy as np
 >>> sprite = photo_sprite("red-7", np.full((420, 275, 3), 200, np.uint8), height=87)
@@ -80,15 +81,42 @@ class PhotoFaces:
     def photo_count(self) -> int:
         return sum(len(photos) for photos in self.photos.values())
 
+    @property
+    def deck(self) -> str:
+        """The deck's name, as the per-deck evaluation names it: its folder's (``uno-cards-criscard``)."""
+        return self.folder.resolve().name
+
+    def stand_in(self, name: str, seed: int) -> str:
+        """``name`` when it was photographed, else a photographed face like it (the same symbol in
+        another colour, a wild for a wild, else any), chosen by ``seed``: a scene asks for cards a
+        deck may lack (wild swap, a face nobody photographed)."""
+        if name in self.photos:
+            return name
+        symbol, colour = parse_card_name(name)
+
+        def distance(other: str) -> int:
+            other_symbol, other_colour = parse_card_name(other)
+            return 0 if other_symbol == symbol else 1 if (other_colour is None) == (colour is None) else 2
+
+        distances = {other: distance(other) for other in self.photos}
+        closest = sorted(other for other, d in distances.items() if d == min(distances.values()))
+        rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
+        return closest[int(rng.integers(len(closest)))]
+
     @classmethod
     def load(cls, folder: str | Path) -> PhotoFaces:
         """Read ``folder/labels.jsonl`` and every photo it names; any fault is a one-line error."""
         folder = Path(folder)
+        if not folder.is_dir():
+            raise UserError(f"no such face folder: {folder}")
         labels = folder / LABELS_FILE
         if not labels.is_file():
             raise UserError(f"no {LABELS_FILE} in {folder}: a face folder lists its photos there")
         photos: dict[str, list[np.ndarray]] = {}
-        lines = labels.read_text(encoding="utf-8", errors="replace").splitlines()
+        try:
+            lines = labels.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as error:
+            raise UserError(f"cannot read {labels}: {error.strerror}") from None
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -118,3 +146,23 @@ class PhotoFaces:
             return None
         choice = np.random.default_rng([seed, zlib.crc32(name.encode())]).integers(len(pictures))
         return photo_sprite(name, pictures[int(choice)], height)
+
+
+@dataclass(frozen=True)
+class PhotoDeal:
+    """What one still scene is dealt from a photographed deck: called with each card the renderer
+    drew, it returns that card's photographed face (or a stand-in's) at the same size.
+
+    The scene still renders every card first and only then swaps it, so it draws the same random
+    numbers as without photos: ``dataset --faces`` with a seed lays out exactly the tables of the
+    rendered set with that seed, and the two sets compare picture for picture.
+    """
+
+    faces: PhotoFaces
+    seed: int  # the scene's: which photo of a face photographed twice, which stand-in
+
+    def __call__(self, rendered: CardSprite) -> CardSprite:
+        name = self.faces.stand_in(rendered.name, self.seed)
+        sprite = self.faces.sprite(name, rendered.size[1], self.seed)
+        assert sprite is not None  # a stand-in is always photographed
+        return sprite

@@ -8,11 +8,19 @@ Layout (ultralytics): ``OUT/images/{train,val}/*.jpg``, ``OUT/labels/{train,val}
 ``OUT/meta/{train,val}/*.json`` (card-level sidecars) and ``OUT/data.yaml``. Image ``i`` is drawn
 from ``default_rng([seed, i])`` alone, so a run can be resumed, split over machines, or extended
 with a larger ``--count`` and every existing image stays valid; finished images are skipped.
+
+``--faces FOLDER`` deals a real deck's photographed faces (a face folder as
+``../shared/data/uno-cards-criscard``, :mod:`referee.lab.photo_faces`) instead of rendered ones,
+in the same scenes, labelled the same way. Such a set is for *evaluation*: a deck whose faces are
+in a training set is no longer an unseen deck, and each real deck is scored only by models that
+never trained on it. Its ``data.yaml`` and every sidecar name the deck (``faces``), and all its
+images go to val unless ``--val-fraction`` says otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -21,13 +29,24 @@ import sys
 from collections.abc import Sequence
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.errors import UserError
 from referee.render.scenes import SCENE_WEIGHTS
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
 
+if TYPE_CHECKING:
+    from referee.lab.photo_faces import PhotoFaces
+
 SPLITS = ("train", "val")
 ROBOFLOW_SPLITS = {"train": "train", "valid": "val"}
+#: The random stream that picks, per scene, which photo of a face and which stand-ins it is dealt.
+_FACES_STREAM = 1
+#: What ``data.yaml`` says about a set dealt with photographed faces.
+FACES_USE = (
+    "evaluation only: a deck whose faces are in a training set is no longer unseen; score this deck "
+    "only with models that never trained on it"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +54,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", type=int, required=True, help="number of rendered images (train + val)")
     parser.add_argument("--seed", type=int, default=0, help="base seed: image i uses the seed (SEED, i)")
     parser.add_argument("--size", type=int, default=416, help="image side in pixels (default 416)")
-    parser.add_argument("--val-fraction", type=float, default=0.1, help="share of rendered images for val")
+    parser.add_argument(
+        "--val-fraction",
+        type=float,
+        help="share of rendered images for val (default 0.1; 1 with --faces: all val)",
+    )
     parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
     )
@@ -58,21 +81,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.25,
         help="fraction of the final train set that is Roboflow photos",
     )
+    parser.add_argument(
+        "--faces",
+        type=Path,
+        metavar="FOLDER",
+        help="deal a real deck's photographed faces instead of rendered ones, in the same scenes: a folder "
+        'with labels.jsonl naming each flattened, upright photo of one card ({"image": "images/….jpg", '
+        '"card": "red-7"}, as ../shared/data/uno-cards-criscard). For EVALUATION sets only: a deck whose '
+        "faces are in a training set is no longer unseen, and each real deck is scored only by models that "
+        "never trained on it",
+    )
 
 
 def _check(args: argparse.Namespace) -> None:
+    if args.val_fraction is None:
+        args.val_fraction = 1.0 if args.faces is not None else 0.1
     if args.count < 1:
         raise UserError(f"--count must be at least 1 (got {args.count})")
     if not 64 <= args.size <= 2048:
         raise UserError(f"--size must be between 64 and 2048 pixels (got {args.size})")
-    if not 0 <= args.val_fraction < 1:
-        raise UserError(f"--val-fraction must be in [0, 1) (got {args.val_fraction})")
+    if not 0 <= args.val_fraction <= 1:
+        raise UserError(f"--val-fraction must be in [0, 1] (got {args.val_fraction})")
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1 (got {args.workers})")
     if args.quality is not None and not 10 <= args.quality <= 100:
         raise UserError(f"--quality must be between 10 and 100 (got {args.quality})")
     if not 0 <= args.roboflow_share < 1:
         raise UserError(f"--roboflow-share must be in [0, 1) (got {args.roboflow_share})")
+    if args.faces is not None and args.roboflow is not None:
+        raise UserError(
+            "--faces makes an evaluation set and --roboflow mixes training photos in: use one of them"
+        )
     if args.roboflow is not None:
         for split in ROBOFLOW_SPLITS:
             if (
@@ -110,27 +149,43 @@ def format_labels(rows: Sequence[tuple[int, float, float, float, float]]) -> str
     return "".join(f"{c} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for c, cx, cy, w, h in rows)
 
 
-def render_one(job: tuple[str, int, int, int, str, int | None, str | None]) -> int:
+@functools.lru_cache(maxsize=1)
+def photo_faces(folder: str) -> PhotoFaces:
+    """A face folder, read once per process (a forked worker inherits the parent's reading)."""
+    from referee.lab.photo_faces import PhotoFaces
+
+    return PhotoFaces.load(folder)
+
+
+def render_one(job: tuple[str, int, int, int, str, int | None, str | None, str | None]) -> int:
     """Render image ``index`` into ``out`` unless it is already there; returns 1 if it was rendered."""
     import cv2
     import numpy as np
 
     from referee.render.scenes import render_scene
 
-    out_text, seed, index, size, split, quality, kind = job
+    out_text, seed, index, size, split, quality, kind, faces_folder = job
     out = Path(out_text)
     stem = f"r{seed}_{index:07d}"
     image_path, label_path, meta_path = _paths(out, split, stem)
     if image_path.exists() and label_path.exists() and meta_path.exists():
         return 0
+    deal = None
+    if faces_folder is not None:
+        from referee.lab.photo_faces import PhotoDeal
+
+        deal_seed = int(np.random.default_rng([seed, index, _FACES_STREAM]).integers(2**32))
+        deal = PhotoDeal(photo_faces(faces_folder), deal_seed)
     rng = np.random.default_rng([seed, index])
-    result = render_scene(rng, size, kind)
+    result = render_scene(rng, size, kind, faces=deal)
     jpeg_quality = quality if quality is not None else int(rng.integers(50, 96))
     ok, encoded = cv2.imencode(".jpg", result.image, [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
     if not ok:
         raise RuntimeError(f"JPEG encoding failed for {stem}")
     meta = {"image": image_path.name, "seed": seed, "index": index, "jpeg_quality": jpeg_quality}
     meta.update(result.metadata())
+    if deal is not None:
+        meta["faces"] = deal.faces.deck
     # Labels and sidecar first, image last: the image's presence marks a finished sample.
     _write_atomic(label_path, format_labels(result.labels).encode())
     _write_atomic(meta_path, json.dumps(meta, separators=(",", ":")).encode())
@@ -194,16 +249,43 @@ def copy_roboflow(root: Path, out: Path, counts: dict[str, int], seed: int) -> d
     return copied
 
 
-def write_data_yaml(out: Path) -> Path:
-    """The ultralytics dataset file: absolute ``path``, split folders, our class names."""
+def faces_record(faces: PhotoFaces) -> dict[str, object]:
+    """What ``data.yaml`` records of a photographed deck: which deck, where, how many faces, what for."""
+    return {
+        "deck": faces.deck,
+        "folder": str(faces.folder.resolve()),
+        "photos": faces.photo_count,
+        "cards": len(faces.photos),
+        "use": FACES_USE,
+    }
+
+
+def dataset_faces(out: Path) -> dict | None:
+    """What an existing set's ``data.yaml`` records of the photographed deck it was dealt (see
+    :func:`faces_record`); None for a set of rendered faces, or no set at all."""
     import yaml
 
-    data = {
+    try:
+        data = yaml.safe_load((out / "data.yaml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    faces = data.get("faces") if isinstance(data, dict) else None
+    return faces if isinstance(faces, dict) else None
+
+
+def write_data_yaml(out: Path, faces: PhotoFaces | None = None) -> Path:
+    """The ultralytics dataset file: absolute ``path``, split folders, our class names (and the
+    photographed deck, for a set dealt with one)."""
+    import yaml
+
+    data: dict[str, object] = {
         "path": str(out.resolve()),
         "train": "images/train",
         "val": "images/val",
         "names": dict(enumerate(CLASS_NAMES)),
     }
+    if faces is not None:
+        data["faces"] = faces_record(faces)
     path = out / "data.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     return path
@@ -215,6 +297,9 @@ def run(args: argparse.Namespace) -> int:
 
     _check(args)
     out: Path = args.out
+    photo_faces.cache_clear()  # read the folder as it is now; forked workers inherit this reading
+    faces = photo_faces(str(args.faces)) if args.faces is not None else None
+    _refuse_mixed_faces(out, faces)
     try:
         for kind in ("images", "labels", "meta"):
             for split in SPLITS:
@@ -230,6 +315,7 @@ def run(args: argparse.Namespace) -> int:
             split_of(i, args.count, args.val_fraction),
             args.quality,
             args.kind,
+            str(args.faces) if args.faces is not None else None,
         )
         for i in range(args.count)
     ]
@@ -254,12 +340,27 @@ def run(args: argparse.Namespace) -> int:
         }
         counts = roboflow_counts(synthetic["train"], synthetic["val"], args.roboflow_share, available)
         mixed = copy_roboflow(args.roboflow, out, counts, args.seed)
-    yaml_path = write_data_yaml(out)
-    print(
-        f"{rendered} rendered, {len(jobs) - rendered} already there; "
-        f"Roboflow photos: {mixed['train']} train, {mixed['val']} val; dataset file {yaml_path}"
+    yaml_path = write_data_yaml(out, faces)
+    dealt = (
+        f"faces: {faces.photo_count} photos of {len(faces.photos)} cards of {faces.deck} "
+        "(an evaluation set: score this deck only with models that never trained on it)"
+        if faces is not None
+        else f"Roboflow photos: {mixed['train']} train, {mixed['val']} val"
     )
+    print(f"{rendered} rendered, {len(jobs) - rendered} already there; {dealt}; dataset file {yaml_path}")
     return 0
+
+
+def _refuse_mixed_faces(out: Path, faces: PhotoFaces | None) -> None:
+    """One set, one deck: adding scenes with other faces to a set that has images would mix them."""
+    if not any(next((out / "images" / split).glob("*.jpg"), None) for split in SPLITS):
+        return
+    before = (dataset_faces(out) or {}).get("deck")
+    now = faces.deck if faces is not None else None
+    if before != now:
+        held = f"the faces of {before}" if before else "rendered faces"
+        wanted = f"the faces of {now}" if now else "rendered faces"
+        raise UserError(f"{out} already holds scenes with {held}, not {wanted}: choose another folder")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

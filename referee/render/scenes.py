@@ -9,6 +9,10 @@ Scene kinds (shares in :data:`SCENE_WEIGHTS`):
 * ``fan`` — close-ups of hand-held fans like the shared Roboflow photos, fingers holding them;
 * ``negative`` — no UNO faces at all: tables, distractors, hands, card backs.
 
+``faces`` swaps every rendered face for a photographed one (``uno-referee dataset --faces``, see
+:class:`referee.lab.photo_faces.PhotoDeal`); everything else, the random numbers included, stays
+as rendered, so the same seed lays out the same scene with the real deck's faces.
+
 >>> result = render_scene(np.random.default_rng(3), size=256, kind="discard")
 >>> result.image.shape, result.kind, len(result.labels) >= 1
 ((256, 256, 3), 'discard', True)
@@ -17,7 +21,8 @@ Scene kinds (shares in :data:`SCENE_WEIGHTS`):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -37,6 +42,9 @@ FAMILY_SHARES: tuple[float, ...] = (0.22, 0.33, 0.33, 0.12)
 #: Sprites are rendered a little larger than they appear, then shrunk by the warp (sharper print).
 _OVERSAMPLE = 1.3
 
+#: Turns a rendered face into the same card's face from elsewhere (a photographed deck), same size.
+FaceSwap = Callable[[CardSprite], CardSprite]
+
 
 @dataclass(frozen=True)
 class DeckStyle:
@@ -44,6 +52,7 @@ class DeckStyle:
 
     design: str
     colourblind: bool
+    faces: FaceSwap | None = None  # a photographed deck's faces replace the rendered ones
 
     @staticmethod
     def random(rng: np.random.Generator) -> DeckStyle:
@@ -88,9 +97,11 @@ def _sprite(
     height = int(np.clip(on_screen_height * _OVERSAMPLE, 40, 420))
     if not face_up:
         return render_back(height, rng)
-    if rng.random() < 0.05:
-        style = DeckStyle.random(rng)
-    return render_card(random_card_name(rng), style.design, style.colourblind, height, rng, variety=True)
+    printed = DeckStyle.random(rng) if rng.random() < 0.05 else style
+    name = random_card_name(rng)
+    sprite = render_card(name, printed.design, printed.colourblind, height, rng, variety=True)
+    # Rendered even when swapped: the scene draws the same random numbers with photographed faces.
+    return sprite if style.faces is None else style.faces(sprite)
 
 
 def random_camera(size: int, rng: np.random.Generator, tilt: float) -> np.ndarray:
@@ -264,8 +275,11 @@ def _negative(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyl
 _BUILDERS = {"discard": _discard, "table": _table, "fan": _fan, "negative": _negative}
 
 
-def render_scene(rng: np.random.Generator, size: int = 416, kind: str | None = None) -> RenderedScene:
-    """One random scene of ``kind`` (drawn from :data:`SCENE_WEIGHTS` when None), fully seeded by ``rng``."""
+def render_scene(
+    rng: np.random.Generator, size: int = 416, kind: str | None = None, faces: FaceSwap | None = None
+) -> RenderedScene:
+    """One random scene of ``kind`` (drawn from :data:`SCENE_WEIGHTS` when None), fully seeded by ``rng``;
+    ``faces`` replaces every rendered face (card backs stay rendered)."""
     if kind is None:
         weights = np.float64(list(SCENE_WEIGHTS.values()))
         kind = str(rng.choice(list(SCENE_WEIGHTS), p=weights / weights.sum()))
@@ -273,7 +287,7 @@ def render_scene(rng: np.random.Generator, size: int = 416, kind: str | None = N
         raise ValueError(f"unknown scene kind {kind!r} (expected one of {', '.join(_BUILDERS)})")
     background, surface = table_surface(size, size, rng)
     scene = Scene(background)
-    _BUILDERS[kind](scene, size, rng, DeckStyle.random(rng))
+    _BUILDERS[kind](scene, size, rng, replace(DeckStyle.random(rng), faces=faces))
     scene.finalise()
     if rng.random() < 0.3:  # glare on the glossy cards only
         light = glare_map(size, size, rng, int(rng.integers(1, 3)))
