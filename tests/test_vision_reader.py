@@ -806,3 +806,15 @@ def test_two_wild_corners_are_reconciled_only_into_a_wild(reader):
     beliefs = {d.centre: {"8": 0.8, "wild-draw4": 0.1, "wild-swap": 0.1} for d in corners}
     seen = with_glyphs(reader, beliefs).cards_from_detections(canvas, corners)
     assert seen and all(card.colour is None and card.symbol.startswith("wild") for card in seen)
+
+
+def test_corners_that_each_half_believe_the_other_stay_two_readings(reader):
+    """Seen filming a real deck's faces on the pile: an 8 read as 8 at one corner and 4 at the other,
+    each belief giving the other symbol a fair share, was reconciled into a confident 4 and called
+    as a play. Where neither symbol clearly wins, the reader reports both and the watcher asks."""
+    canvas = table(300, 260)
+    top, bottom = paste(canvas, "green-8", 50, 40, height=200).indices
+    corners = [top, relabelled(bottom, "4")]
+    beliefs = {top.centre: {"8": 0.45, "4": 0.45}, bottom.centre: {"4": 0.45, "8": 0.45}}
+    seen = with_glyphs(reader, beliefs).cards_from_detections(canvas, corners)
+    assert sorted(card.name for card in seen) == ["green-4", "green-8"]

@@ -155,6 +155,11 @@ class ReaderSettings:
     #: at least this much still counts: two corners of one card read as 1 and 7 are one card if both
     #: give 1 this much; a "4" on a black field is the wild-draw4 its belief also names.
     consensus_floor: float = 0.2
+    #: … and only where each corner was unsure of its own reading: it gives the agreed symbol at least
+    #: this share of its own top belief (the flagged 1's corner: 7 at 0.39, 1 at 0.31). A corner sure
+    #: of another symbol is not overruled: the corners stay two readings, and the pile watcher asks
+    #: rather than calls a play it cannot be sure of.
+    consensus_overrule: float = 0.67
     #: Corners that disagree pair only at a spacing typical of one card: the middle 90 % of the
     #: 893 two-corner cards of the rendered evaluation scenes (seeds 97, 99) lie 3.7–8.5 sizes apart.
     #: Closer are neighbours in a fan (a red and a yellow reverse 2.9 apart, a real photo).
@@ -207,6 +212,7 @@ class CardReader:
         if strange:
             raise UserError(f"unknown card symbols {', '.join(strange)}: use {', '.join(SYMBOL_CLASSES)}")
         self._allowed = np.array([symbol in self.symbols for symbol in SYMBOL_CLASSES])
+        self._wild_symbols = np.array([symbol in WILD_SYMBOLS for symbol in SYMBOL_CLASSES])
         self.one_view = False
 
     def at_one_view(self, imgsz: int) -> CardReader:
@@ -343,8 +349,11 @@ class CardReader:
             fused = weight * probabilities[:count]
             fused[detection.class_id] += (1 - weight) * detection.score
             in_play = np.where(self._allowed, fused, 0.0)
-            if in_play.max() < fused.max() and in_play.max() < self.settings.consensus_floor:
-                continue  # a symbol this deck does not print, and none it prints is likely
+            if in_play.max() < fused.max():  # a symbol this deck does not print: one of its kind it does
+                wild = SYMBOL_CLASSES[int(fused.argmax())] in WILD_SYMBOLS
+                in_play = np.where(self._wild_symbols == wild, in_play, 0.0)
+                if in_play.max() < self.settings.consensus_floor:
+                    continue
             fused = in_play
             class_id = int(fused.argmax())
             beliefs[detection.box] = fused
@@ -528,9 +537,13 @@ class CardReader:
                 return None
             wild = first.colour is None  # a wild's field: one of the wild symbols; else a coloured card's
             fits = np.array([(symbol in WILD_SYMBOLS) == wild for symbol in SYMBOL_CLASSES])
-            best = int(np.where(fits, first.belief * second.belief, -1.0).argmax())
+            joint = np.where(fits, first.belief * second.belief, 0.0)
+            best = int(joint.argmax())
             if min(first.belief[best], second.belief[best]) < self.settings.consensus_floor:
                 return None
+            overrule = self.settings.consensus_overrule
+            if any(index.belief[best] < overrule * index.belief.max() for index in (first, second)):
+                return None  # a corner sure of its own reading is not overruled: an 8 here, a 4 there
             symbol = SYMBOL_CLASSES[best]
         colour = first.colour
         if first.colour != second.colour:
