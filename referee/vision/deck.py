@@ -80,6 +80,11 @@ class LearntDeck:
         return np.asarray([_symbol(card) for card in self.cards])
 
     @cached_property
+    def _wild_faces(self) -> np.ndarray:
+        """Which learnt glyphs are a wild's (a wild's field is matched only against these)."""
+        return np.isin(self._symbols, list(WILD_SYMBOLS))
+
+    @cached_property
     def _centre(self) -> np.ndarray:
         """The deck's mean glyph. The classifier's embeddings all lie in one corner of the sphere
         (cosines of 0.95 and more between any two glyphs); centred on it they spread out."""
@@ -100,8 +105,7 @@ class LearntDeck:
         outlined +4 on black may look like its green 9, but the 9 lies on green."""
         if len(embeddings) == 0 or len(self.cards) == 0:
             return [None] * len(embeddings)
-        symbols = self._symbols
-        wild_faces = np.isin(symbols, list(WILD_SYMBOLS))
+        symbols, wild_faces = self._symbols, self._wild_faces
         similarities = _unit(np.asarray(embeddings, np.float32) - self._centre) @ self._prototypes.T
         result: list[DeckMatch | None] = []
         for k, row in enumerate(similarities):

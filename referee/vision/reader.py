@@ -282,8 +282,9 @@ class CardReader:
         """Colour, verify, pair: the part of :meth:`read` after the network."""
         vouched: set[tuple[float, float, float, float]] = set()
         beliefs: dict[tuple[float, float, float, float], np.ndarray] = {}
+        fields = _Fields(image_bgr, self.colour_model)
         if self.glyphs is not None:
-            detections, vouched, beliefs = self._second_look(image_bgr, detections)
+            detections, vouched, beliefs = self._second_look(fields, detections)
         elif len(self.symbols) < len(SYMBOL_CLASSES):
             detections = [
                 d for d in detections if d.class_name in self.symbols or d.class_name not in SYMBOL_CLASSES
@@ -298,7 +299,7 @@ class CardReader:
         indices = [
             index
             for d in symbols
-            if (index := self._index(image_bgr, d, colourblind, d.box in vouched, beliefs.get(d.box)))
+            if (index := self._index(fields, d, colourblind, d.box in vouched, beliefs.get(d.box)))
             is not None
         ]
         settings = self.settings
@@ -314,7 +315,7 @@ class CardReader:
     # --- the glyph classifier's second look -------------------------------------------------------
 
     def _second_look(
-        self, image_bgr: np.ndarray, detections: list[Detection]
+        self, fields: _Fields, detections: list[Detection]
     ) -> tuple[list[Detection], set[Box], dict[Box, np.ndarray]]:
         """Each index box named again from a closer look: the detector's and the glyph classifier's
         opinions fused (a learnt deck's nearest face decides where it is sure) over the symbols in
@@ -326,10 +327,10 @@ class CardReader:
         beliefs: dict[Box, np.ndarray] = {}
         if not symbols:
             return detections, vouched, beliefs
-        readings = self.glyphs.read(image_bgr, [d.box for d in symbols])
+        readings = self.glyphs.read(fields.image, [d.box for d in symbols])
         weight, count = self.settings.glyph_weight, len(SYMBOL_CLASSES)
         matches = (
-            self.deck.match(readings.embeddings, [self._wild_field(image_bgr, d) for d in symbols])
+            self.deck.match(readings.embeddings, [self._wild_field(fields, d) for d in symbols])
             if self.deck is not None
             else [None] * len(symbols)
         )
@@ -367,21 +368,21 @@ class CardReader:
             )
         return named + [d for d in detections if d.class_name not in SYMBOL_CLASSES], vouched, beliefs
 
-    def _wild_field(self, image_bgr: np.ndarray, detection: Detection) -> bool | None:
+    def _wild_field(self, fields: _Fields, detection: Detection) -> bool | None:
         """Whether a box lies on a wild's field (no print colour around it: True), on a coloured
         card's (a strong print colour: False), or cannot tell (None)."""
         model, settings = self.colour_model, self.settings
-        near = model.read(model.votes(image_bgr, detection.box, settings.field_margin))
+        near = model.read(fields.votes(detection.box, settings.field_margin))
         if near.colour in COLOURS and near.confidence >= model.strong:
             return False
-        field = model.read(model.votes(image_bgr, detection.box, settings.wild_field_margin))
+        field = model.read(fields.votes(detection.box, settings.wild_field_margin))
         return True if field.coverage < settings.wild_max_coverage else None
 
     # --- one index ------------------------------------------------------------------------------
 
     def _index(
         self,
-        image_bgr: np.ndarray,
+        fields: _Fields,
         detection: Detection,
         colourblind: list[Detection],
         vouched: bool = False,
@@ -393,29 +394,25 @@ class CardReader:
         Where the field contradicts the symbol (a black field around a "4": an outlined +4 read as
         a 4; a coloured field around a "wild") and the box's ``belief`` gives a symbol that fits the
         field at least :attr:`ReaderSettings.consensus_floor`, the box is that symbol."""
-        wild = detection.class_name in WILD_SYMBOLS
-        found = (
-            self._wild_index(image_bgr, detection, vouched, self._sure(belief, detection.class_id))
-            if wild
-            else None
-        )
-        if not wild:
-            found = self._coloured_index(image_bgr, detection, colourblind)
-        if found is not None or belief is None:
+
+        def read_as(box: Detection) -> _Index | None:
+            if box.class_name in WILD_SYMBOLS:
+                found = self._wild_index(fields, box, vouched, self._sure(belief, box.class_id))
+            else:
+                found = self._coloured_index(fields, box, colourblind)
             return replace(found, belief=belief) if found is not None else None
+
+        found = read_as(detection)
+        if found is not None or belief is None:
+            return found
+        wild = detection.class_name in WILD_SYMBOLS
         fits = np.array([(symbol in WILD_SYMBOLS) != wild for symbol in SYMBOL_CLASSES])
         other = int(np.where(fits, belief, 0.0).argmax())
         if not fits[other] or belief[other] < self.settings.consensus_floor:
             return None
-        relabelled = replace(
-            detection, class_id=other, class_name=CLASS_NAMES[other], score=float(belief[other])
+        return read_as(
+            replace(detection, class_id=other, class_name=CLASS_NAMES[other], score=float(belief[other]))
         )
-        found = (
-            self._coloured_index(image_bgr, relabelled, colourblind)
-            if wild
-            else self._wild_index(image_bgr, relabelled, vouched, self._sure(belief, other))
-        )
-        return replace(found, belief=belief) if found is not None else None
 
     def _sure(self, belief: np.ndarray | None, class_id: int) -> bool:
         """Whether the fused belief in this symbol passes :attr:`ReaderSettings.wild_sure`."""
@@ -423,16 +420,16 @@ class CardReader:
         return sure is not None and belief is not None and float(belief[class_id]) >= sure
 
     def _wild_index(
-        self, image_bgr: np.ndarray, detection: Detection, vouched: bool, sure: bool = False
+        self, fields: _Fields, detection: Detection, vouched: bool, sure: bool = False
     ) -> _Index | None:
         """A wild's index: a printed glyph (white, or the wild's four colours) on a black field. The
         modern wild's glyph, a four-colour oval, fills its box: its black field lies further out.
         ``sure``: the belief in the symbol is strong enough that a field of no card colour will do."""
         model, settings = self.colour_model, self.settings
-        votes = model.votes(image_bgr, detection.box, settings.field_margin)
+        votes = fields.votes(detection.box, settings.field_margin)
         reading = model.read(votes)
         printed = votes.total > 0 and (votes.light + votes.coloured) / votes.total >= settings.min_light_share
-        field = model.read(model.votes(image_bgr, detection.box, settings.wild_field_margin))
+        field = model.read(fields.votes(detection.box, settings.wild_field_margin))
         black = (
             BLACK in (reading.colour, field.colour)
             or max(reading.dark_share, field.dark_share) >= model.min_dark_share
@@ -440,7 +437,7 @@ class CardReader:
                 field.coverage < settings.wild_max_coverage
                 and (
                     sure
-                    or model.dark_share(image_bgr, detection.box, settings.wild_field_margin)
+                    or model.dark_share(fields.image, detection.box, settings.wild_field_margin)
                     >= settings.wild_grey_share
                 )
             )
@@ -448,11 +445,11 @@ class CardReader:
         return _Index(detection, votes, None, "hue", 1.0) if (black or vouched) and printed else None
 
     def _coloured_index(
-        self, image_bgr: np.ndarray, detection: Detection, colourblind: list[Detection]
+        self, fields: _Fields, detection: Detection, colourblind: list[Detection]
     ) -> _Index | None:
         """A coloured card's index: white ink on a print colour, or a colour-blind symbol beside it."""
         model, settings = self.colour_model, self.settings
-        votes = model.votes(image_bgr, detection.box, settings.field_margin)
+        votes = fields.votes(detection.box, settings.field_margin)
         reading = model.read(votes)
         symbol = _nearest_colourblind(detection, colourblind, settings.colourblind_radius)
         looks_printed = detection.size < settings.ink_visible_from or (
@@ -477,8 +474,9 @@ class CardReader:
         (:meth:`_consensus`): a flagged 1 read as 7 at one corner, a pale yellow read as green at
         the other, would otherwise be two cards where there is one."""
         glyphs = _GlyphPatches(image_bgr)
+        candidates = self._pair_geometry(indices)
         agreeing: list[tuple[float, int, int, _Index, _Index]] = []
-        for i, j, spacing in self._pair_geometry(indices):
+        for i, j, spacing in candidates:
             first, second = indices[i], indices[j]
             a, b = first.detection, second.detection
             if a.class_name != b.class_name or first.colour != second.colour:
@@ -489,7 +487,7 @@ class CardReader:
         groups = _greedy_pairs(agreeing, paired)
         disagreeing: list[tuple[float, int, int, _Index, _Index]] = []
         near, far = self.settings.consensus_distance
-        for i, j, spacing in self._pair_geometry(indices):
+        for i, j, spacing in candidates:
             if i in paired or j in paired or not near <= spacing <= far:
                 continue
             first, second = indices[i], indices[j]
@@ -654,6 +652,23 @@ def _glyph_patch(grey: np.ndarray, box: tuple[float, float, float, float]) -> np
     side = _GLYPH_PATCH_PX
     patch = cv2.resize(grey[y1:y2, x1:x2], (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
     return patch if float(patch.std()) > 1.0 else None
+
+
+class _Fields:
+    """The colour votes around the boxes of one picture, each counted once: the learnt deck asks
+    for a box's field kind, the index test for its colour, and a contradicted symbol for the other
+    kind's test, all of the same few pixels."""
+
+    def __init__(self, image_bgr: np.ndarray, model: ColourModel) -> None:
+        self.image = image_bgr
+        self._model = model
+        self._votes: dict[tuple[Box, float], ColourVotes] = {}
+
+    def votes(self, box: Box, margin: float) -> ColourVotes:
+        key = (box, margin)
+        if key not in self._votes:
+            self._votes[key] = self._model.votes(self.image, box, margin)
+        return self._votes[key]
 
 
 class _GlyphPatches:
