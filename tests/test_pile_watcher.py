@@ -408,6 +408,37 @@ def test_each_landing_says_from_which_side_the_arm_reached_in(busy_game) -> None
         assert angle_between(event.reached_from_deg, seat_deg) < 30, (truth.by, event.reached_from_deg)
 
 
+def test_an_older_cards_untouched_corner_paired_with_a_new_corner_is_not_the_new_card() -> None:
+    """Seen filming a real deck: a green 8 laid beside a green 4, whose top corner the reader pairs
+    with the 8's other corner (misread as a 4). That pairing holds a corner on pixels that did not
+    change, where the green 4's corner lay: an older card, not the one that landed."""
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [card("green-4", [(50, 40), (82, 100)])], one, start=1.0)) == [
+        ("green-4", False)
+    ]
+    misread = card("green-4", [(82, 100), (96, 50)])
+    eight = card("green-8", [(130, 110)])
+    events = show(watcher, reader, [misread, eight], with_card(one, 88, 40, value=200), start=2.0)
+    assert landings(events) == [("green-8", False)]
+
+
+def test_a_first_read_does_not_name_the_card_a_better_second_read_finds() -> None:
+    """Seen filming a real deck: a yellow 4 laid on a yellow 9. The first read, the hand just gone,
+    found only the 9's corners re-paired; the second found both corners of the 4. The whole, fresh
+    card is the one that landed, not the one the first read happened to offer."""
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 40, 30)
+    nine = card("yellow-9", [(50, 40), (82, 100)])
+    assert landings(show(watcher, reader, [nine], one, start=1.0)) == [("yellow-9", False)]
+    two = with_card(one, 70, 60, value=200)
+    crossed_nine = card("yellow-9", [(50, 40), (100, 130)])
+    four = card("yellow-4", [(80, 70), (112, 130)])
+    reader.answers, reader.calls = [[crossed_nine], [crossed_nine, four]], 0
+    events = feed(watcher, [two] * 10, start=2.0)
+    assert landings(events) == [("yellow-4", False)]
+
+
 class TwoViewReader:
     """Answers the upright and the turned view differently, as the network may."""
 

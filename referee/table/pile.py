@@ -450,6 +450,7 @@ class PileWatcher:
         ):
             return "taken-back", None
         changed = self._changed_region(small)
+        untouched = ~self._raw_change(small)
         new = [
             seen
             for seen in readings
@@ -459,27 +460,35 @@ class PileWatcher:
         ]
         if new:
             # Several at once (a misread old card, a pile the watcher never saw): the card on top is
-            # the one the previous read also took for the new card (where two identical cards lie,
-            # each view may pair their four corners differently), then a whole card (two corners)
-            # with neither corner exactly where an identical card had one (not a half-covered
-            # corner misread as an older card's symbol and paired with that card's unmoved corner),
-            # then the one that lies wholly where the picture changed, then the most complete.
-            # A lone corner does not count as whole: when the reader crosses the corners of an
-            # identical card laid on another, every pairing holds an unmoved corner, and a stray
-            # lone corner must not win over them.
+            # one with no corner on unchanged pixels where an identical card had one (an older
+            # card's corner paired with a new one), then a whole card (two corners) with neither
+            # corner exactly where an identical card had one
+            # (not a half-covered corner misread as an older card's symbol and paired with that
+            # card's unmoved corner), then the one that lies wholly where the picture changed, then
+            # the most complete, then the surest. A lone corner does not count as whole: when the
+            # reader crosses the corners of an identical card laid on another, every pairing holds
+            # an unmoved corner, and a stray lone corner must not win over them. Among readings of
+            # the card so named, the one the previous read also took for the new card goes first
+            # (where two identical cards lie, each view may pair their four corners differently);
+            # a previous read does not choose the name: a first read, half under the hand, may
+            # have found only an older card's misread corners.
             (last_verdict, last_subject), _ = self._streak
             previous = last_subject if last_verdict == "new" else None
 
             def rank(seen: _Seen) -> tuple[bool, bool, float, int, float]:
                 inside = sum(_inside(point, changed, crop_shape) for point in seen.points)
-                agrees = previous is not None and _same_landing(seen, previous)
+                touched = not self._holds_an_untouched_corner(seen, untouched, crop_shape)
                 corners = _nearest_known_corners(seen, self._known(seen.name))
                 whole_and_fresh = len(seen.points) > 1 and all(
                     distance > seen.still for distance, _ in corners
                 )
-                return agrees, whole_and_fresh, inside / len(seen.points), len(seen.points), seen.confidence
+                return touched, whole_and_fresh, inside / len(seen.points), len(seen.points), seen.confidence
 
-            landed = max(new, key=rank)
+            name = max(new, key=rank).name
+            landed = max(
+                (seen for seen in new if seen.name == name),
+                key=lambda seen: (previous is not None and _same_landing(seen, previous), *rank(seen)),
+            )
             # A lone corner's card box is a guess; the other view's reading of the same card, with
             # more corners, tells better where the card lies (and so what change is beyond it).
             fuller = previous if previous is not None and _same_landing(landed, previous) else landed
@@ -571,6 +580,24 @@ class PileWatcher:
         if self._empty is None:
             return changed
         return changed & _grown(self.gate.changed(self._empty, small))
+
+    def _raw_change(self, small: np.ndarray) -> np.ndarray:
+        """Where the picture changed since the last accounted-for state, not grown."""
+        if self._reference is None:
+            return np.ones(small.shape, bool)
+        return self.gate.changed(self._reference, small)
+
+    def _holds_an_untouched_corner(
+        self, seen: _Seen, untouched: np.ndarray, crop_shape: tuple[int, ...]
+    ) -> bool:
+        """Whether one of the reading's corners lies, unmoved, where an identical card had one, on
+        pixels that did not change: an older card's corner, paired by the reader with a new corner
+        (a card that just landed changes the picture under each of its own corners)."""
+        corners = _nearest_known_corners(seen, self._known(seen.name))
+        return any(
+            distance <= seen.still and _inside(point, untouched, crop_shape)
+            for point, (distance, _) in zip(seen.points, corners, strict=True)
+        )
 
     def _changed_region(self, small: np.ndarray) -> np.ndarray:
         """Where the picture changed since the last accounted-for state, grown by two pixels (6 mm)."""
