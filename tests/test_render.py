@@ -184,3 +184,21 @@ def test_scenes_have_valid_labels_and_metadata(kind):
         if kind == "discard":
             top = [card for card in meta["cards"] if card["top_of_pile"]]
             assert len(top) == 1 and np.asarray(top[0]["polygon"]).min() >= 0
+
+
+def test_a_hollow_glyph_keeps_the_field_inside_a_rim_on_a_plate():
+    """The recent deck's "+4": black inside a white rim, a black hairline, a white plate."""
+    from referee.render.glyphs import hollow_glyph
+
+    mask = np.zeros((40, 40), np.uint8)
+    mask[10:30, 16:24] = 255  # a bar
+    black, white = (20, 20, 20), (240, 240, 240)
+    glyph = hollow_glyph(mask, black, white, rim=0.1, hairline=0.05, plate=0.1)
+    pad = (glyph.alpha.shape[0] - 40) // 2
+    row = glyph.bgr[pad + 20, :, 0]
+    centre = pad + 20
+    assert row[centre] == pytest.approx(20, abs=1)  # the field inside the glyph
+    assert row[centre + 4 + 3] == pytest.approx(240, abs=1)  # the rim just outside the bar
+    assert row[centre + 4 + 4 + 1] == pytest.approx(20, abs=1)  # the hairline
+    assert row[centre + 4 + 4 + 2 + 3] == pytest.approx(240, abs=1)  # the plate
+    assert glyph.alpha[pad + 20, centre + 4 + 4 + 2 + 3] == 1.0 and glyph.label_mask.sum() > (mask > 0).sum()

@@ -48,6 +48,7 @@ from referee.render.glyphs import (
     StyledGlyph,
     flagged_one_mask,
     font,
+    hollow_glyph,
     numeral_fonts,
     pictogram_mask,
     style_glyph,
@@ -169,6 +170,7 @@ class _Look:
     flagged_one: bool = False  # the 1 drawn with a long flag (recent decks)
     diagonal_reverse: bool = False  # the reverse as two straight diagonal arrows
     round_wild_index: bool = False  # the wild's index a four-colour circle, not an oval
+    hollow_draw4: bool = False  # the wild draw four's "+4" printed hollow: black inside a white rim
     colour_marks: bool = False  # ColorADD-style marks printed under the index (not labelled)
     centre_shadow: float = 0.0  # the centre symbol's drop shadow (0: the family's default)
 
@@ -246,6 +248,7 @@ def _varied_look(design: str, rng: np.random.Generator) -> _Look:
         flagged_one=bool(rng.random() < (0.85 if recent else 0.25)),
         diagonal_reverse=bool(rng.random() < (0.9 if recent else 0.2)),
         round_wild_index=bool(rng.random() < (0.85 if recent else 0.15)),
+        hollow_draw4=bool(rng.random() < (0.8 if recent else 0.15)),
         colour_marks=bool(rng.random() < 0.15),
         centre_shadow=float(rng.uniform(0.08, 0.16)) if recent else 0.0,
     )
@@ -568,7 +571,13 @@ def _draw_corners(
         )
         if look.round_wild_index:  # a white rim around the round four-colour index
             style = replace(style, outline=max(style.outline, 0.08), outline_bgr=look.white)
-    glyph = style_glyph(mask, style, fill_image)
+    if symbol == "wild-draw4" and look.hollow_draw4:
+        plate = rng.uniform(0.06, 0.12) if rng.random() < 0.6 else 0.0
+        glyph = hollow_glyph(
+            mask, field_bgr or look.dark, look.white, rng.uniform(0.05, 0.1), rng.uniform(0.02, 0.04), plate
+        )
+    else:
+        glyph = style_glyph(mask, style, fill_image)
     pad = (glyph.alpha.shape[0] - index_h) // 2
     x0 = look.index_x * w + look.border * h * 0.5 - pad
     y0 = look.index_y * h + look.border * h * 0.5 - pad

@@ -346,3 +346,35 @@ def style_glyph(mask: np.ndarray, style: InkStyle, fill_image: np.ndarray | None
     bgr = fill * ink[..., None] + outline_colour * (1 - ink[..., None])
     alpha = np.maximum(ink, dark)
     return StyledGlyph(bgr=bgr, alpha=alpha, label_mask=np.maximum(ink, outer) > 0.5)
+
+
+def hollow_glyph(
+    mask: np.ndarray,
+    field_bgr: tuple[int, int, int],
+    rim_bgr: tuple[int, int, int],
+    rim: float,
+    hairline: float = 0.0,
+    plate: float = 0.0,
+) -> StyledGlyph:
+    """A glyph printed hollow, as the recent deck's "+4": the field colour inside a rim of ``rim_bgr``,
+    optionally set on a plate of the rim colour, parted from the rim by a hairline of the field colour
+    (widths are fractions of the height)."""
+    height = mask.shape[0]
+    rim_px, hair_px, plate_px = (round(share * height) for share in (rim, hairline, plate))
+    pad = rim_px + hair_px + plate_px + 2
+    ink = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0).astype(np.float32) / 255
+
+    def grown(layer: np.ndarray, px: int) -> np.ndarray:
+        if px <= 0:
+            return layer
+        return cv2.dilate(layer, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1)))
+
+    rimmed = grown(ink, max(1, rim_px))
+    haired = grown(rimmed, hair_px) if plate_px > 0 else rimmed
+    plated = grown(haired, plate_px)
+    field, rim_colour = np.float32(field_bgr), np.float32(rim_bgr)
+    bgr = np.empty((*ink.shape, 3), np.float32)
+    bgr[:] = rim_colour
+    for layer, colour in ((haired, field), (rimmed, rim_colour), (ink, field)):
+        bgr = bgr * (1 - layer[..., None]) + colour * layer[..., None]
+    return StyledGlyph(bgr=bgr, alpha=plated, label_mask=plated > 0.5)
