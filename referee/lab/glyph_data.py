@@ -39,6 +39,10 @@ from referee.vision.images import read_image
 BOX_JITTER = 0.12
 BOX_SCALE = (0.85, 1.2)
 BACKGROUND_PER_IMAGE = 4  # background squares per picture (about one per labelled index)
+#: Indices printed as two characters ("+2", "+4"): a detector often boxes only one of them (the "4"
+#: of a hollow "+4" on a real deck), so these also train as a part of the box along its longer side.
+WIDE_INDICES = frozenset(CLASS_NAMES.index(name) for name in ("draw2", "wild-draw4"))
+PART_OF_WIDE = (0.55, 0.75)
 
 
 def jittered(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -49,6 +53,19 @@ def jittered(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     cy = (y1 + y2) / 2 + rng.uniform(-BOX_JITTER, BOX_JITTER) * h
     w, h = w * rng.uniform(*BOX_SCALE), h * rng.uniform(*BOX_SCALE)
     return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+
+
+def part_of(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One end of a box along its longer side (55–75 % of it), as a detector boxes one character of
+    a two-character index."""
+    x1, y1, x2, y2 = box
+    share = rng.uniform(*PART_OF_WIDE)
+    from_start = rng.random() < 0.5
+    if x2 - x1 >= y2 - y1:
+        cut = x1 + share * (x2 - x1) if from_start else x2 - share * (x2 - x1)
+        return np.array([x1, y1, cut, y2]) if from_start else np.array([cut, y1, x2, y2])
+    cut = y1 + share * (y2 - y1) if from_start else y2 - share * (y2 - y1)
+    return np.array([x1, y1, x2, cut]) if from_start else np.array([x1, cut, x2, y2])
 
 
 def background_boxes(
@@ -96,6 +113,8 @@ def _crops_of(
     labelled = np.asarray([box for _, box in rows]).reshape(-1, 4)
     for class_id, box in rows:
         yield glyph_crop(image, tuple(jittered(box, rng))), class_id
+        if class_id in WIDE_INDICES:
+            yield glyph_crop(image, tuple(jittered(part_of(box, rng), rng))), class_id
     for box in background_boxes(labelled, image.shape, BACKGROUND_PER_IMAGE, rng):
         yield glyph_crop(image, tuple(box)), BACKGROUND
     for box in centre_boxes(list(card_polygons), rng):
