@@ -450,19 +450,23 @@ class PileWatcher:
         ):
             return "taken-back", None
         changed = self._changed_region(small)
-        untouched = ~self._raw_change(small)
+        untouched = self._untouched(small)
+        (last_verdict, last_subject), _ = self._streak
+        previous = last_subject if last_verdict == "new" else None
         new = [
             seen
             for seen in readings
             if not self._was_visible(seen, changed, crop_shape)
             and any(_inside(point, changed, crop_shape) for point in seen.points)
             and not (len(seen.points) < 2 and seen.name in self._resumed_older)
+            and not (
+                self._holds_an_untouched_corner(seen, untouched, crop_shape)
+                and not (previous is not None and _same_landing(seen, previous))
+            )
         ]
         if new:
             # Several at once (a misread old card, a pile the watcher never saw): the card on top is
-            # one with no corner on unchanged pixels where an identical card had one (an older
-            # card's corner paired with a new one), then a whole card (two corners) with neither
-            # corner exactly where an identical card had one
+            # a whole card (two corners) with neither corner exactly where an identical card had one
             # (not a half-covered corner misread as an older card's symbol and paired with that
             # card's unmoved corner), then the one that lies wholly where the picture changed, then
             # the most complete, then the surest. A lone corner does not count as whole: when the
@@ -472,17 +476,14 @@ class PileWatcher:
             # (where two identical cards lie, each view may pair their four corners differently);
             # a previous read does not choose the name: a first read, half under the hand, may
             # have found only an older card's misread corners.
-            (last_verdict, last_subject), _ = self._streak
-            previous = last_subject if last_verdict == "new" else None
 
-            def rank(seen: _Seen) -> tuple[bool, bool, float, int, float]:
+            def rank(seen: _Seen) -> tuple[bool, float, int, float]:
                 inside = sum(_inside(point, changed, crop_shape) for point in seen.points)
-                touched = not self._holds_an_untouched_corner(seen, untouched, crop_shape)
                 corners = _nearest_known_corners(seen, self._known(seen.name))
                 whole_and_fresh = len(seen.points) > 1 and all(
                     distance > seen.still for distance, _ in corners
                 )
-                return touched, whole_and_fresh, inside / len(seen.points), len(seen.points), seen.confidence
+                return whole_and_fresh, inside / len(seen.points), len(seen.points), seen.confidence
 
             name = max(new, key=rank).name
             landed = max(
@@ -581,18 +582,26 @@ class PileWatcher:
             return changed
         return changed & _grown(self.gate.changed(self._empty, small))
 
-    def _raw_change(self, small: np.ndarray) -> np.ndarray:
-        """Where the picture changed since the last accounted-for state, not grown."""
+    def _untouched(self, small: np.ndarray) -> np.ndarray:
+        """Where the picture did not change since the last accounted-for state, or since just before
+        the last card landed (an arm that lingered over the pile while that card was confirmed is
+        in the one picture, not in the other)."""
         if self._reference is None:
-            return np.ones(small.shape, bool)
-        return self.gate.changed(self._reference, small)
+            return np.zeros(small.shape, bool)
+        untouched = ~self.gate.changed(self._reference, small)
+        if self._before_landings:
+            untouched |= ~self.gate.changed(self._before_landings[-1].picture, small)
+        return untouched
 
     def _holds_an_untouched_corner(
         self, seen: _Seen, untouched: np.ndarray, crop_shape: tuple[int, ...]
     ) -> bool:
         """Whether one of the reading's corners lies, unmoved, where an identical card had one, on
-        pixels that did not change: an older card's corner, paired by the reader with a new corner
-        (a card that just landed changes the picture under each of its own corners)."""
+        pixels that did not change: an older card's corner, which the reader paired with a new
+        corner (a green 8's corner misread as 4 beside a green 4). A card that lands changes the
+        picture under each of its corners, even one that comes to lie where a buried twin's lay;
+        so such a reading names a new card only where another view found that card (the
+        watcher's previous read: an identical card laid across its twin, corners crossed)."""
         corners = _nearest_known_corners(seen, self._known(seen.name))
         return any(
             distance <= seen.still and _inside(point, untouched, crop_shape)
