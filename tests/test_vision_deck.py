@@ -124,6 +124,27 @@ def test_a_deck_survives_its_file(learnt, tmp_path):
     assert again.colours is not None and again.colours.centres.keys() == learnt.colours.centres.keys()
 
 
+def test_a_deck_learnt_with_other_glyph_weights_is_refused_in_one_line(general, learnt, tmp_path):
+    """A new release ships new weights; a deck's glyphs lie in the old weights' embedding, where every
+    match would be a guess. The deck records its weights, and another model refuses it."""
+    assert learnt.glyph_model == general.glyphs.identity
+    path = tmp_path / "deck.json"
+    learnt.save(path)
+    assert LearntDeck.load(path).glyph_model == learnt.glyph_model
+    data = json.loads(path.read_text())
+    for recorded in ("0123456789abcdef", None):  # other weights; a deck learnt before they were recorded
+        if recorded is None:
+            del data["glyph_model"]
+        else:
+            data["glyph_model"] = recorded
+        path.write_text(json.dumps(data))
+        with pytest.raises(UserError) as caught:
+            CardReader(general.detector, glyphs=general.glyphs, deck=LearntDeck.load(path))
+        message = str(caught.value)
+        assert "\n" not in message and "learn the deck again" in message
+        assert (recorded or "an earlier glyph model") in message
+
+
 def test_faces_not_shown_are_listed(learnt):
     assert learnt.missing(["red-3", "red-4", "wild"]) == ["red-4", "wild"]
 

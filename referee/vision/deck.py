@@ -63,6 +63,19 @@ class LearntDeck:
     margin: float = 0.05
     source: str = ""
     photos: dict[str, int] = field(default_factory=dict)  # face → photos learnt from
+    #: :attr:`GlyphClassifier.identity` of the model whose embeddings these are ("" in decks learnt
+    #: before it was recorded).
+    glyph_model: str = ""
+
+    def check_glyph_model(self, glyphs: GlyphClassifier, shown: str = "the deck") -> None:
+        """Refuse a deck learnt with other weights: its glyphs lie in another embedding, and every
+        match would be a guess (an update of uno-referee ships a new glyph classifier)."""
+        if self.glyph_model != glyphs.identity:
+            learnt = f"glyph model {self.glyph_model}" if self.glyph_model else "an earlier glyph model"
+            raise UserError(
+                f"{shown} was learnt with {learnt}, not with this {glyphs.path.name} "
+                f"({glyphs.identity}): learn the deck again (uno-referee deck learn FOLDER --out DECK.json)"
+            )
 
     @property
     def faces(self) -> list[str]:
@@ -137,6 +150,7 @@ class LearntDeck:
                 "margin": self.margin,
                 "photos": self.photos,
                 "colours": json.loads(self.colours.to_json()) if self.colours else None,
+                "glyph_model": self.glyph_model,
             },
             indent=1,
         )
@@ -161,6 +175,7 @@ class LearntDeck:
                 float(data["margin"]),
                 str(data.get("source", "")),
                 {str(k): int(v) for k, v in data.get("photos", {}).items()},
+                str(data.get("glyph_model", "")),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise UserError(
@@ -286,7 +301,14 @@ class DeckBuilder:
                 f"{self.source}: colours need a face of each of red, yellow, green and blue; defaults used"
             )
         embeddings = np.concatenate(self.vectors).astype(np.float32)
-        return LearntDeck(tuple(self.cards), embeddings, colours, source=self.source, photos=self.photos)
+        return LearntDeck(
+            tuple(self.cards),
+            embeddings,
+            colours,
+            source=self.source,
+            photos=self.photos,
+            glyph_model=self.glyphs.identity,
+        )
 
 
 def learn_deck(

@@ -21,6 +21,7 @@ about 0.1 ms a box on one thread here.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +94,8 @@ class GlyphClassifier:
         if outputs[:2] != ["probabilities", "embedding"]:
             raise UserError(f"glyph model {path} is not a uno-referee glyph classifier (outputs {outputs})")
         self.path = path
+        #: The weights' fingerprint: a deck learnt in this model's embedding means nothing to another.
+        self.identity = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         self._input = self._session.get_inputs()[0].name
         meta = path.with_suffix(".json")
         self.info = json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else {}
