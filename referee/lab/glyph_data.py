@@ -58,14 +58,16 @@ def jittered(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def part_of(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One end of a box along its longer side (55–75 % of it), as a detector boxes one character of
     a two-character index."""
-    x1, y1, x2, y2 = box
     share = rng.uniform(*PART_OF_WIDE)
     from_start = rng.random() < 0.5
-    if x2 - x1 >= y2 - y1:
-        cut = x1 + share * (x2 - x1) if from_start else x2 - share * (x2 - x1)
-        return np.array([x1, y1, cut, y2]) if from_start else np.array([cut, y1, x2, y2])
-    cut = y1 + share * (y2 - y1) if from_start else y2 - share * (y2 - y1)
-    return np.array([x1, y1, x2, cut]) if from_start else np.array([x1, cut, x2, y2])
+    axis = 0 if box[2] - box[0] >= box[3] - box[1] else 1
+    length = box[axis + 2] - box[axis]
+    part = np.array(box, dtype=float)
+    if from_start:
+        part[axis + 2] = box[axis] + share * length
+    else:
+        part[axis] = box[axis + 2] - share * length
+    return part
 
 
 def background_boxes(

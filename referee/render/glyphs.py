@@ -319,6 +319,13 @@ class StyledGlyph:
     label_mask: np.ndarray  # (h, w) bool, fill + outline (the shadow is not part of the symbol)
 
 
+def _dilated(layer: np.ndarray, px: int) -> np.ndarray:
+    """``layer`` grown by a round pen ``px`` pixels wide (itself for 0)."""
+    if px <= 0:
+        return layer
+    return cv2.dilate(layer, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1)))
+
+
 def style_glyph(mask: np.ndarray, style: InkStyle, fill_image: np.ndarray | None = None) -> StyledGlyph:
     """Apply fill, outline and shadow to an ink mask; ``fill_image`` replaces the flat fill colour."""
     height = mask.shape[0]
@@ -326,11 +333,7 @@ def style_glyph(mask: np.ndarray, style: InkStyle, fill_image: np.ndarray | None
     shadow_px = round(style.shadow * height)
     pad = outline_px + shadow_px + 2
     ink = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0).astype(np.float32) / 255
-    if outline_px > 0:
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * outline_px + 1, 2 * outline_px + 1))
-        outer = cv2.dilate(ink, kernel)
-    else:
-        outer = ink
+    outer = _dilated(ink, outline_px)
     if shadow_px > 0:
         shift = np.float32([[1, 0, shadow_px], [0, 1, shadow_px]])
         shadow = cv2.warpAffine(outer, shift, (outer.shape[1], outer.shape[0])) * 0.85
@@ -363,15 +366,9 @@ def hollow_glyph(
     rim_px, hair_px, plate_px = (round(share * height) for share in (rim, hairline, plate))
     pad = rim_px + hair_px + plate_px + 2
     ink = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0).astype(np.float32) / 255
-
-    def grown(layer: np.ndarray, px: int) -> np.ndarray:
-        if px <= 0:
-            return layer
-        return cv2.dilate(layer, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * px + 1, 2 * px + 1)))
-
-    rimmed = grown(ink, max(1, rim_px))
-    haired = grown(rimmed, hair_px) if plate_px > 0 else rimmed
-    plated = grown(haired, plate_px)
+    rimmed = _dilated(ink, max(1, rim_px))
+    haired = _dilated(rimmed, hair_px) if plate_px > 0 else rimmed
+    plated = _dilated(haired, plate_px)
     field, rim_colour = np.float32(field_bgr), np.float32(rim_bgr)
     bgr = np.empty((*ink.shape, 3), np.float32)
     bgr[:] = rim_colour

@@ -383,7 +383,9 @@ class PileWatcher:
         turned = settings.turn_every_second_read and self._reads_this_change % 2 == 1
         cards = self.reader.read(crop_bgr, turned=turned)
         readings = [_as_seen(card, settings.pose_tolerance, settings.still_tolerance) for card in cards]
-        readings = self._one_reading_per_card(readings, self._changed_region(small), crop_bgr.shape[:2])
+        moved = self._moved(small)
+        changed = _grown(moved)
+        readings = self._one_reading_per_card(readings, changed, crop_bgr.shape[:2])
         self.reads += 1
         if self._resume_top is not None:
             top = next((seen for seen in readings if seen.name == self._resume_top), None)
@@ -394,7 +396,7 @@ class PileWatcher:
         self._reads_this_change += 1
         fast = self._reads_this_change < settings.fast_reads
         self._next_read = timestamp if fast else timestamp + settings.slow_read_s
-        verdict, subject = self._verdict(readings, small, crop_bgr.shape[:2])
+        verdict, subject = self._verdict(readings, small, crop_bgr.shape[:2], moved)
         (last_verdict, last_subject), count = self._streak
         same = last_verdict == verdict
         if same and subject is not None:
@@ -404,7 +406,7 @@ class PileWatcher:
             # A change nothing explains that no arm reaches into, or a new card not confirmed for a
             # while (at first it may be the hand that laid it, lingering over it).
             lasted = timestamp - (self._reading_since or timestamp)
-            unexplained = verdict == "unreadable" and not _reaches_the_edge(self._changed_region(small))
+            unexplained = verdict == "unreadable" and not _reaches_the_edge(changed)
             self._undecided = unexplained or (verdict == "new" and lasted >= settings.undecided_after_s)
         if self._streak[1] >= settings.confirm_reads:
             if verdict == "new":
@@ -439,9 +441,10 @@ class PileWatcher:
         return []
 
     def _verdict(
-        self, readings: list[_Seen], small: np.ndarray, crop_shape: tuple[int, ...]
+        self, readings: list[_Seen], small: np.ndarray, crop_shape: tuple[int, ...], moved: np.ndarray
     ) -> tuple[str, _Seen | None]:
-        """new (with the card), same (old top in place), taken-back, empty, or unreadable."""
+        """new (with the card), same (old top in place), taken-back, empty, or unreadable; ``moved``:
+        :meth:`_moved` of ``small``."""
         top_in_place = self._top is not None and any(_same_card(seen, self._top) for seen in readings)
         if (
             not top_in_place
@@ -449,8 +452,8 @@ class PileWatcher:
             and self._matches(self._before_landings[-1].picture, small)
         ):
             return "taken-back", None
-        changed = self._changed_region(small)
-        untouched = self._untouched(small)
+        changed = _grown(moved)
+        untouched = self._untouched(small, moved)
         (last_verdict, last_subject), _ = self._streak
         previous = last_subject if last_verdict == "new" else None
         new = [
@@ -582,13 +585,11 @@ class PileWatcher:
             return changed
         return changed & _grown(self.gate.changed(self._empty, small))
 
-    def _untouched(self, small: np.ndarray) -> np.ndarray:
-        """Where the picture did not change since the last accounted-for state, or since just before
-        the last card landed (an arm that lingered over the pile while that card was confirmed is
-        in the one picture, not in the other)."""
-        if self._reference is None:
-            return np.zeros(small.shape, bool)
-        untouched = ~self.gate.changed(self._reference, small)
+    def _untouched(self, small: np.ndarray, moved: np.ndarray) -> np.ndarray:
+        """Where the picture did not change since the last accounted-for state (``moved``: where it
+        did), or since just before the last card landed (an arm that lingered over the pile while
+        that card was confirmed is in the one picture, not in the other)."""
+        untouched = ~moved
         if self._before_landings:
             untouched |= ~self.gate.changed(self._before_landings[-1].picture, small)
         return untouched
@@ -608,11 +609,12 @@ class PileWatcher:
             for point, (distance, _) in zip(seen.points, corners, strict=True)
         )
 
-    def _changed_region(self, small: np.ndarray) -> np.ndarray:
-        """Where the picture changed since the last accounted-for state, grown by two pixels (6 mm)."""
+    def _moved(self, small: np.ndarray) -> np.ndarray:
+        """Where the picture changed since the last accounted-for state (everywhere before the
+        first); :func:`_grown` of it is the region where new cards are looked for."""
         if self._reference is None:
             return np.ones(small.shape, bool)
-        return _grown(self.gate.changed(self._reference, small))
+        return self.gate.changed(self._reference, small)
 
     def _novel_share(self, small: np.ndarray) -> float:
         """Share of the zone that changed since the last settled picture into something not the table."""

@@ -67,10 +67,11 @@ class LearntDeck:
     #: before it was recorded).
     glyph_model: str = ""
 
-    def check_glyph_model(self, glyphs: GlyphClassifier, shown: str = "the deck") -> None:
+    def check_glyph_model(self, glyphs: GlyphClassifier) -> None:
         """Refuse a deck learnt with other weights: its glyphs lie in another embedding, and every
         match would be a guess (an update of uno-referee ships a new glyph classifier)."""
         if self.glyph_model != glyphs.identity:
+            shown = f"the deck learnt from {self.source}" if self.source else "the deck"
             learnt = f"glyph model {self.glyph_model}" if self.glyph_model else "an earlier glyph model"
             raise UserError(
                 f"{shown} was learnt with {learnt}, not with this {glyphs.path.name} "

@@ -85,7 +85,8 @@ class GlyphClassifier:
             options.intra_op_num_threads = max(1, threads)
             options.inter_op_num_threads = 1
             options.log_severity_level = 3
-            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            weights = path.read_bytes()
+            self._session = ort.InferenceSession(weights, options, providers=["CPUExecutionProvider"])
         except Exception as error:  # onnxruntime raises its own types for damaged files
             raise UserError(
                 f"glyph model {path} cannot be loaded ({error}): reinstall uno-referee"
@@ -95,7 +96,7 @@ class GlyphClassifier:
             raise UserError(f"glyph model {path} is not a uno-referee glyph classifier (outputs {outputs})")
         self.path = path
         #: The weights' fingerprint: a deck learnt in this model's embedding means nothing to another.
-        self.identity = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        self.identity = hashlib.sha256(weights).hexdigest()[:16]
         self._input = self._session.get_inputs()[0].name
         meta = path.with_suffix(".json")
         self.info = json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else {}

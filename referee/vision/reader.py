@@ -205,11 +205,10 @@ class CardReader:
         self.settings = settings or ReaderSettings()
         self.glyphs = glyphs
         self.deck = deck
-        if deck is not None and glyphs is None:
-            raise UserError("a learnt deck needs the glyph classifier (models/uno_glyphs.onnx)")
-        if deck is not None and glyphs is not None:
-            shown = f"the deck learnt from {deck.source}" if deck.source else "the deck"
-            deck.check_glyph_model(glyphs, shown)
+        if deck is not None:
+            if glyphs is None:
+                raise UserError("a learnt deck needs the glyph classifier (models/uno_glyphs.onnx)")
+            deck.check_glyph_model(glyphs)
         self.symbols = frozenset(SYMBOL_CLASSES if symbols is None else symbols)
         strange = sorted(self.symbols - set(SYMBOL_CLASSES))
         if strange:
