@@ -177,6 +177,7 @@ def train(
     cache: str | bool = False,
     seed: int = 0,
     threads: int = os.cpu_count() or 1,
+    lr0: float = 0.002,
 ) -> Path:
     """Train (or resume) a detector from scratch; returns the path of the best checkpoint."""
     if not data.is_file():
@@ -211,7 +212,7 @@ def train(
             "exist_ok": True,
             "pretrained": weights is not None,
             "optimizer": "AdamW",
-            "lr0": 0.002,
+            "lr0": lr0,
             "cos_lr": True,
             "patience": 0,
             "amp": device != "cpu",
@@ -294,6 +295,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--architecture", choices=sorted(ARCHITECTURES), default="yolo11n", help="network (default yolo11n)"
     )
     parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument(
+        "--lr0", type=float, default=0.002, help="start learning rate (a short fine-tune wants less)"
+    )
     parser.add_argument("--device", default="cpu", help="cpu, or a CUDA index such as 0")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
@@ -332,6 +336,7 @@ def run(args: argparse.Namespace) -> int:
             cache=args.cache or False,
             weights=args.weights,
             architecture=args.architecture,
+            lr0=args.lr0,
             **common,
         )
     if not args.export_only:
