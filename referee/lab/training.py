@@ -259,9 +259,9 @@ def export(
     # `detect` may feed 320 px tiles; the same file serves both at no cost in speed.
     exported = Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=simplify, dynamic=True))
     output.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exported, output)
-    if exported.resolve() != output.resolve():
-        exported.unlink()  # ultralytics writes beside the checkpoint; keep models/checkpoints clean
+    if exported.resolve() != output.resolve():  # ultralytics writes beside the checkpoint …
+        shutil.copyfile(exported, output)
+        exported.unlink()  # … keep models/checkpoints clean
     card = {
         "names": names,
         "imgsz": imgsz,
