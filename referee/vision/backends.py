@@ -14,6 +14,8 @@ import ast
 import copy
 import importlib.util
 import json
+import logging
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -274,8 +276,15 @@ class UltralyticsDetector(Detector):
     backend = "ultralytics"
 
     def _load(self, imgsz: int | None) -> ModelInfo:
+        # Importing ultralytics looks for the network unless told not to (the referee never downloads),
+        # and each model load is logged on stdout, where it would mix into a command's own output.
+        os.environ.setdefault("YOLO_OFFLINE", "1")
+        os.environ.setdefault("YOLO_AUTOINSTALL", "0")
+        os.environ.setdefault("YOLO_VERBOSE", "False")
         import torch
         from ultralytics import YOLO
+
+        logging.getLogger("ultralytics").setLevel(logging.WARNING)
 
         torch.set_num_threads(self.threads)
 
