@@ -13,6 +13,7 @@ import yaml
 
 from referee.cli import main
 from referee.errors import UserError
+from referee.lab.provenance import dataset_decks
 from referee.render.dataset import remap_roboflow_labels, roboflow_counts
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS, SYMBOL_CLASSES
 
@@ -113,6 +114,10 @@ def test_roboflow_mix_on_two_files(tmp_path, shared, capsys):
         original = fake / "train" / "labels" / f"{label.stem[3:]}.txt"
         mapped = [ROBOFLOW_TO_CLASS[int(line.split()[0])] for line in original.read_text().splitlines()]
         assert [int(line.split()[0]) for line in label.read_text().splitlines()] == mapped
+    # The set records the real deck it holds, and keeps that record when it is extended without it.
+    assert dataset_decks(out / "data.yaml") == ["rf"]
+    assert main([*args[:3], "6", *args[4:]]) == 0
+    assert dataset_decks(out / "data.yaml") == ["rf"]
 
 
 @pytest.mark.parametrize(

@@ -33,3 +33,15 @@ def test_two_character_indices_also_train_as_a_part_of_their_box() -> None:
     labels = [label for _, label in _crops_of(image, rows, np.random.default_rng(0))]
     indices = [label for label in labels if label != BACKGROUND]
     assert sorted(indices) == sorted([CLASS_NAMES.index("wild-draw4")] * 2 + [CLASS_NAMES.index("7")])
+
+
+def test_a_crop_set_records_its_real_decks_and_training_refuses_one_that_does_not(tmp_path, capsys) -> None:
+    from referee.lab import glyph_training
+
+    old = tmp_path / "old.npz"
+    np.savez_compressed(old, crops=np.zeros((4, 40, 40), np.uint8), labels=np.zeros(4, np.int64))
+    assert glyph_training.main([str(old), "--out", str(tmp_path / "g.onnx")]) == 2
+    assert capsys.readouterr().err == (
+        f"glyph_training: error: {old} does not record which real decks it holds: make it again\n"
+    )
+    assert not (tmp_path / "g.onnx").exists()

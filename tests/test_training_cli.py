@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from referee.errors import UserError
 from referee.lab import training
+from referee.lab.provenance import checkpoint_decks, write_record
 from referee.vision.classes import CLASS_NAMES
 
 
@@ -51,9 +53,55 @@ def test_export_to_the_file_ultralytics_writes_or_elsewhere(
     monkeypatch.setattr(training, "_import_ultralytics", lambda: type("U", (), {"YOLO": _FakeYolo}))
     weights = tmp_path / "e4.pt"
     weights.write_bytes(b"pt")
+    write_record(weights.with_suffix(".decks.json"), ["uno-cards-roboflow"])
     output = weights.with_suffix(".onnx") if beside else tmp_path / "out" / "model.onnx"
     assert training.export(weights, output, imgsz=320) == output
     assert output.read_bytes() == b"onnx"
-    assert json.loads(output.with_suffix(".json").read_text())["architecture"] == "yolo11n"
+    card = json.loads(output.with_suffix(".json").read_text())
+    assert card["architecture"] == "yolo11n"
+    assert card["decks_seen"] == ["uno-cards-roboflow"]  # eval marks that deck seen
     if not beside:
         assert not (tmp_path / "e4.onnx").exists()  # nothing left beside the checkpoint
+
+
+def test_export_refuses_a_checkpoint_whose_decks_are_not_recorded(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(training, "_import_ultralytics", lambda: type("U", (), {"YOLO": _FakeYolo}))
+    weights = tmp_path / "old.pt"
+    weights.write_bytes(b"pt")
+    with pytest.raises(
+        UserError, match=r"which real decks .*old\.pt trained on is not recorded: write .*old\.decks\.json"
+    ):
+        training.export(weights, tmp_path / "m.onnx")
+    assert not (tmp_path / "m.onnx").exists()
+
+
+def test_a_run_records_its_data_decks_and_its_starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    data = tmp_path / "data.yaml"
+    data.write_text("path: x\ndecks_seen: [deck-a]\n")
+    start = tmp_path / "start.pt"
+    start.write_bytes(b"pt")
+    write_record(start.with_suffix(".decks.json"), ["deck-b"])
+    trained: dict[str, Any] = {}
+
+    class Yolo(_FakeYolo):
+        def add_callback(self, *_: Any) -> None:
+            pass
+
+        def train(self, **kwargs: Any) -> None:
+            trained.update(kwargs)
+
+    monkeypatch.setattr(training, "prepare_offline", lambda folder: None)
+    monkeypatch.setattr(training, "_import_ultralytics", lambda: type("U", (), {"YOLO": Yolo}))
+    monkeypatch.setattr(training, "model_definition", lambda *_: tmp_path / "net.yaml")
+    training.train(data, name="r", runs=tmp_path / "runs", weights=start, epochs=1)
+    assert trained["data"] == str(data.resolve())
+    best = tmp_path / "runs" / "r" / "weights" / "best.pt"  # where ultralytics writes it
+    assert checkpoint_decks(best) == ["deck-a", "deck-b"]
+    # A start whose history nobody wrote down is refused before any training.
+    start.with_suffix(".decks.json").unlink()
+    trained.clear()
+    with pytest.raises(UserError, match=r"start\.pt trained on is not recorded"):
+        training.train(data, name="r2", runs=tmp_path / "runs", weights=start, epochs=1)
+    assert trained == {}

@@ -135,17 +135,12 @@ def decks_seen(reader: CardReader) -> set[str]:
     return seen
 
 
-def deck_name(folder: Path) -> str:
-    """A deck's name: its folder's (``uno-cards-criscard``), or the parent's for a split folder."""
-    folder = folder.resolve()
-    return folder.parent.name if folder.name in ("train", "valid", "val", "test") else folder.name
-
-
 def run_per_deck(args: argparse.Namespace) -> int:
     """Score each ``--real`` deck apart: top-1, symbol and colour accuracy, doubled and missed cards,
     the worst card; a deck the detector or the glyph classifier trained on is marked *seen*."""
     from referee.errors import UserError
     from referee.lab.evaluate import evaluate, labelled_images
+    from referee.lab.provenance import deck_name
     from referee.vision.options import reader_from_args, tiles_from_args
 
     reader = reader_from_args(args)

@@ -29,6 +29,7 @@ import numpy as np
 
 from referee.errors import UserError
 from referee.lab.evaluate import labelled_images, yolo_boxes
+from referee.lab.provenance import deck_name
 from referee.vision.classes import CLASS_NAMES
 from referee.vision.detection import box_iou
 from referee.vision.glyphs import BACKGROUND, CROP_PX, glyph_crop
@@ -175,7 +176,10 @@ def build(
         real = len(real_labels)
     source = np.concatenate([np.zeros(rendered, np.uint8), np.ones(real, np.uint8)])
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, crops=np.concatenate(crops), labels=np.concatenate(labels), source=source)
+    decks = np.array([deck_name(roboflow)] if roboflow is not None else [], dtype=str)
+    np.savez_compressed(
+        out, crops=np.concatenate(crops), labels=np.concatenate(labels), source=source, decks_seen=decks
+    )
     return rendered, real
 
 

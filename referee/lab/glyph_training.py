@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.errors import UserError
+from referee.lab.provenance import checkpoint_decks, write_record
 from referee.vision.glyphs import BACKGROUND, CROP_PX, GLYPH_CLASSES
 
 EMBEDDING = 64
@@ -205,11 +206,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         parts = []
+        decks = set(checkpoint_decks(args.init)) if args.init is not None else set()
         for path in args.crops:
             if not path.is_file():
                 raise UserError(f"{path} not found: make it with python -m referee.lab.glyph_data")
             data = np.load(path)
+            if "decks_seen" not in data:
+                raise UserError(f"{path} does not record which real decks it holds: make it again")
             parts.append((data["crops"], data["labels"]))
+            decks |= {str(deck) for deck in data["decks_seen"]}
         crops = np.concatenate([c for c, _ in parts])
         labels = np.concatenate([label for _, label in parts])
     except (UserError, OSError, KeyError, ValueError) as error:
@@ -236,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.save(net.state_dict(), args.out.with_suffix(".pt"))  # to continue from (--init)
+    write_record(args.out.with_suffix(".decks.json"), decks)
     accuracy = held_out_accuracy(net, crops[held], labels[held])
     print(f"held-out crop accuracy {accuracy:.3f}")
     export(
@@ -247,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
             "version": date.today().isoformat(),
             "trained_on": args.trained_on,
             "held_out_crop_accuracy": round(accuracy, 4),
+            "decks_seen": sorted(decks),
         },
     )
     print(f"wrote {args.out}")

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import UserError
+from referee.lab.provenance import checkpoint_decks, record_run
 from referee.vision.classes import CLASS_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -200,6 +201,9 @@ def train(
     else:
         if weights is not None and not weights.is_file():
             raise UserError(f"checkpoint {weights} not found: pass one of our .pt files, or drop --weights")
+        # What the run sees is recorded first: a start whose history is unknown fails here, not
+        # after hours of training (referee.lab.provenance).
+        record_run(runs / name, data, weights)
         # From scratch (a model definition), or on from one of *our* checkpoints with a new schedule.
         definition = model_definition(ultralytics, architecture, runs / name)
         model = ultralytics.YOLO(str(weights) if weights is not None else str(definition))
@@ -244,9 +248,11 @@ def export(
     trained_on: str = "",
     metrics: dict[str, float] | None = None,
 ) -> Path:
-    """Export a checkpoint to ONNX at ``output`` with a JSON card of names and input size beside it."""
+    """Export a checkpoint to ONNX at ``output`` with a JSON card beside it: names, input size, and
+    the real decks it trained on (:func:`referee.lab.provenance.checkpoint_decks`)."""
     if not weights.is_file():
         raise UserError(f"checkpoint {weights} not found: train first or pass the path of a .pt file")
+    decks = checkpoint_decks(weights)  # the real decks it saw go into the model's card
     prepare_offline(DEFAULT_RUNS / ".ultralytics")
     ultralytics = _import_ultralytics()
     model = ultralytics.YOLO(str(weights))
@@ -273,6 +279,7 @@ def export(
         "trained_on": trained_on,
         "source_checkpoint": weights.name,
         "metrics": metrics or {},
+        "decks_seen": decks,
     }
     output.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n")
     return output

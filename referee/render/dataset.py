@@ -273,20 +273,30 @@ def dataset_faces(out: Path) -> dict | None:
     return faces if isinstance(faces, dict) else None
 
 
-def write_data_yaml(out: Path, faces: PhotoFaces | None = None) -> Path:
+def write_data_yaml(out: Path, faces: PhotoFaces | None = None, photos_of: Path | None = None) -> Path:
     """The ultralytics dataset file: absolute ``path``, split folders, our class names (and the
-    photographed deck, for a set dealt with one)."""
+    photographed deck, for a set dealt with one).
+
+    ``photos_of``: the real deck whose photos were mixed in; with the decks an earlier run mixed
+    into this folder, it is recorded as ``decks_seen`` (:mod:`referee.lab.provenance`)."""
     import yaml
 
+    from referee.lab.provenance import dataset_decks, deck_name
+
+    path = out / "data.yaml"
+    decks = set(dataset_decks(path)) if path.is_file() else set()
+    if photos_of is not None:
+        decks.add(deck_name(photos_of))
     data: dict[str, object] = {
         "path": str(out.resolve()),
         "train": "images/train",
         "val": "images/val",
         "names": dict(enumerate(CLASS_NAMES)),
     }
+    if decks:
+        data["decks_seen"] = sorted(decks)
     if faces is not None:
         data["faces"] = faces_record(faces)
-    path = out / "data.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     return path
 
@@ -340,7 +350,7 @@ def run(args: argparse.Namespace) -> int:
         }
         counts = roboflow_counts(synthetic["train"], synthetic["val"], args.roboflow_share, available)
         mixed = copy_roboflow(args.roboflow, out, counts, args.seed)
-    yaml_path = write_data_yaml(out, faces)
+    yaml_path = write_data_yaml(out, faces, args.roboflow)
     dealt = (
         f"faces: {faces.photo_count} photos of {len(faces.photos)} cards of {faces.deck} "
         "(an evaluation set: score this deck only with models that never trained on it)"
