@@ -40,10 +40,7 @@ def dataset_decks(data_yaml: Path) -> list[str]:
         data = yaml.safe_load(data_yaml.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise UserError(f"cannot read the data set description {data_yaml}: {error}") from None
-    decks = data.get("decks_seen", []) if isinstance(data, dict) else []
-    if not isinstance(decks, list) or not all(isinstance(deck, str) for deck in decks):
-        raise UserError(f"{data_yaml}: decks_seen must be a list of deck names")
-    return decks
+    return _deck_names(data.get("decks_seen", []) if isinstance(data, dict) else [], data_yaml)
 
 
 def checkpoint_record(weights: Path) -> Path:
@@ -66,9 +63,14 @@ def checkpoint_decks(weights: Path) -> list[str]:
         ) from None
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
         raise UserError(f'{record} is damaged ({error}): it must hold {{"decks_seen": [...]}}') from None
-    if not isinstance(decks, list) or not all(isinstance(deck, str) for deck in decks):
-        raise UserError(f"{record}: decks_seen must be a list of deck names")
-    return decks
+    return _deck_names(decks, record)
+
+
+def _deck_names(value: object, source: Path) -> list[str]:
+    """``value`` as a record's list of deck names; a one-line error naming ``source`` otherwise."""
+    if not isinstance(value, list) or not all(isinstance(deck, str) for deck in value):
+        raise UserError(f"{source}: decks_seen must be a list of deck names")
+    return value
 
 
 def write_record(path: Path, decks: Iterable[str]) -> Path:
@@ -78,10 +80,7 @@ def write_record(path: Path, decks: Iterable[str]) -> Path:
     return path
 
 
-def record_run(run_dir: Path, data_yaml: Path, start: Path | None) -> list[str]:
+def record_run(run_dir: Path, data_yaml: Path, start: Path | None) -> None:
     """Record what a new run sees: its data set's decks and its starting checkpoint's."""
-    decks = set(dataset_decks(data_yaml))
-    if start is not None:
-        decks |= set(checkpoint_decks(start))
-    write_record(run_dir / RUN_RECORD, decks)
-    return sorted(decks)
+    start_decks = checkpoint_decks(start) if start is not None else []
+    write_record(run_dir / RUN_RECORD, [*dataset_decks(data_yaml), *start_decks])
