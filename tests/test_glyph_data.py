@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from referee.lab.glyph_data import PART_OF_WIDE, _crops_of, part_of
+from referee.lab.glyph_data import PART_OF_WIDE, _crops_of, mined_crops, part_of
 from referee.vision.classes import CLASS_NAMES
 from referee.vision.glyphs import BACKGROUND
 
@@ -45,3 +45,52 @@ def test_a_crop_set_records_its_real_decks_and_training_refuses_one_that_does_no
         f"glyph_training: error: {old} does not record which real decks it holds: make it again\n"
     )
     assert not (tmp_path / "g.onnx").exists()
+
+
+def test_mined_boxes_on_nothing_are_background_and_boxes_on_an_index_keep_its_class() -> None:
+    image = np.full((200, 200, 3), 90, np.uint8)
+    seven = CLASS_NAMES.index("7")
+    rows = [(seven, np.array([20.0, 20.0, 40.0, 50.0]))]
+    hidden = [np.array([120.0, 20.0, 140.0, 50.0])]  # an index mostly covered: not labelled
+    found = [
+        np.array([21.0, 19.0, 41.0, 51.0]),  # the labelled 7, as the detector boxes it
+        np.array([100.0, 120.0, 125.0, 150.0]),  # a clock's digit: nothing labelled there
+        np.array([30.0, 35.0, 50.0, 65.0]),  # a quarter of the 7: teaches nothing certain
+        np.array([119.0, 21.0, 139.0, 49.0]),  # the covered index: neither card nor clutter
+    ]
+    labels = [label for _, label in mined_crops(image, rows, found, hidden)]
+    assert labels == [seven, BACKGROUND]
+
+
+def test_a_picture_without_indices_mines_every_box_as_background() -> None:
+    image = np.full((100, 100, 3), 200, np.uint8)
+    found = [np.array([10.0, 10.0, 30.0, 40.0]), np.array([50.0, 50.0, 70.0, 80.0])]
+    assert [label for _, label in mined_crops(image, [], found)] == [BACKGROUND, BACKGROUND]
+
+
+def test_the_classifier_rebuilt_from_its_export_gives_the_exported_outputs(tmp_path) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    onnxruntime = pytest.importorskip("onnxruntime")
+    from referee.lab import glyph_training
+
+    torch.manual_seed(4)
+    net = glyph_training.build_network()
+    with torch.no_grad():  # norms with statistics of their own, as after training
+        for module in net.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    exported = tmp_path / "glyphs.onnx"
+    glyph_training.export(net, exported, {"decks_seen": []})
+    rebuilt = glyph_training.build_network()
+    rebuilt.load_state_dict(glyph_training.state_from_onnx(exported))
+    rebuilt.eval()
+    crops = np.random.default_rng(0).random((5, 3, 40, 40)).astype(np.float32)
+    probabilities, embedding = onnxruntime.InferenceSession(str(exported)).run(None, {"crops": crops})
+    with torch.no_grad():
+        logits, rebuilt_embedding = rebuilt(torch.from_numpy(crops))
+    np.testing.assert_allclose(torch.softmax(logits, 1).numpy(), probabilities, atol=1e-5)
+    np.testing.assert_allclose(rebuilt_embedding.numpy(), embedding, atol=1e-5)

@@ -12,6 +12,12 @@ oval, clutter, a table pattern). Its training crops come from two sources:
   squares from the same photos. Its validation split and every other real deck stay unseen, so
   that the per-deck evaluation scores decks this model never trained on.
 
+With ``--mine DETECTOR.onnx`` the crops are the detector's own boxes on rendered scenes instead (hard
+examples): a box over no labelled index is background, whatever it boxed (a phone's clock, a score
+sheet's digits, a card's centre numeral), and a box on an index keeps that index's class, cut the way
+this detector really cuts it. Clutter and whole tables, where the detector invents most, weigh more
+(:data:`MINING_SCENES`).
+
 ``python -m referee.lab.glyph_data OUT.npz --scenes 6000 --roboflow ../shared/data/uno-cards-roboflow``
 writes ``crops`` (N × S × S × 3 uint8 BGR), ``labels`` (N, class id; :data:`BACKGROUND` for none)
 and ``source`` (0 rendered, 1 real).
@@ -31,7 +37,7 @@ from referee.errors import UserError
 from referee.lab.evaluate import labelled_images, yolo_boxes
 from referee.lab.provenance import deck_name
 from referee.vision.classes import CLASS_NAMES
-from referee.vision.detection import box_iou
+from referee.vision.detection import box_iou, box_overlap_of_smaller
 from referee.vision.glyphs import BACKGROUND, CROP_PX, glyph_crop
 from referee.vision.images import read_image
 
@@ -44,6 +50,16 @@ BACKGROUND_PER_IMAGE = 4  # background squares per picture (about one per labell
 #: of a hollow "+4" on a real deck), so these also train as a part of the box along its longer side.
 WIDE_INDICES = frozenset(CLASS_NAMES.index(name) for name in ("draw2", "wild-draw4"))
 PART_OF_WIDE = (0.55, 0.75)
+
+
+#: Scene kinds to mine the detector's mistakes on, weighted towards where it makes them.
+MINING_SCENES: dict[str, float] = {"discard": 0.25, "table": 0.35, "fan": 0.1, "negative": 0.3}
+#: A detector box overlapping every labelled index by less than this (IoU, and share of the smaller
+#: box) boxed something else: a background crop. At least MINED_INDEX_IOU: that index's own box.
+MINED_BACKGROUND_OVERLAP = 0.15
+MINED_INDEX_IOU = 0.5
+#: Mining looks below the reader's detection threshold: near misses are tomorrow's false cards.
+MINING_CONF = 0.08
 
 
 def jittered(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -145,6 +161,55 @@ def _rendered(task: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     return np.stack([c for c, _ in crops]), np.asarray([label for _, label in crops], np.int64)
 
 
+def mined_crops(
+    image: np.ndarray,
+    rows: list[tuple[int, np.ndarray]],
+    found: list[np.ndarray],
+    hidden: list[np.ndarray] = (),
+) -> Iterator[tuple[np.ndarray, int]]:
+    """Crops of a detector's boxes ``found`` (xyxy), labelled by the indices ``rows`` they cover:
+    background where they cover none, the index's class where they box it. Boxes in between (half
+    an index) and boxes on ``hidden`` indices (mostly covered, so not labelled) teach nothing certain
+    and are left out."""
+    labelled = np.asarray([box for _, box in rows]).reshape(-1, 4)
+    every_index = np.concatenate([labelled, np.asarray(hidden, np.float64).reshape(-1, 4)])
+    for box in found:
+        if not len(every_index) or (
+            max(box_iou(box, every_index).max(), box_overlap_of_smaller(box, every_index).max())
+            < MINED_BACKGROUND_OVERLAP
+        ):
+            yield glyph_crop(image, tuple(box)), BACKGROUND
+        elif len(labelled) and (overlap := box_iou(box, labelled)).max() >= MINED_INDEX_IOU:
+            yield glyph_crop(image, tuple(box)), rows[int(overlap.argmax())][0]
+
+
+_miner: dict[str, object] = {}  # the detector of a mining worker process, loaded once
+
+
+def _mined(task: tuple[int, int, int, str]) -> tuple[np.ndarray, np.ndarray]:
+    """Crops of the detector's boxes on one rendered scene (run in a worker process)."""
+    from referee.render.scenes import render_scene
+    from referee.vision.backends import load_detector
+    from referee.vision.reader import CardReader
+
+    seed, index, size, model = task
+    if model not in _miner:
+        _miner[model] = CardReader(load_detector(model, conf=MINING_CONF, threads=1))
+    reader = _miner[model]
+    rng = np.random.default_rng([seed, index])
+    kinds = list(MINING_SCENES)
+    kind = str(rng.choice(kinds, p=np.float64(list(MINING_SCENES.values()))))
+    scene = render_scene(rng, size, kind)
+    height, width = scene.image.shape[:2]
+    rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
+    found = [np.array(d.box) for d in reader.detect(scene.image)]
+    hidden = [np.array(b.box) for card in scene.scene.cards for b in card.boxes if not b.labelled]
+    crops = list(mined_crops(scene.image, rows, found, hidden))
+    if not crops:
+        return np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack([c for c, _ in crops]), np.asarray([label for _, label in crops], np.int64)
+
+
 def roboflow_crops(folder: Path, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Crops of the shared Roboflow *train* split (its ids remapped to ours)."""
     crops: list[np.ndarray] = []
@@ -159,12 +224,20 @@ def roboflow_crops(folder: Path, rng: np.random.Generator) -> tuple[np.ndarray, 
 
 
 def build(
-    out: Path, scenes: int, seed: int, size: int, roboflow: Path | None, workers: int
+    out: Path,
+    scenes: int,
+    seed: int,
+    size: int,
+    roboflow: Path | None,
+    workers: int,
+    mine: Path | None = None,
 ) -> tuple[int, int]:
-    """Write the crop set; returns (rendered crops, real crops)."""
-    tasks = [(seed, i, size) for i in range(scenes)]
+    """Write the crop set; returns (rendered crops, real crops). ``mine``: crop this detector's boxes."""
     with get_context("spawn").Pool(workers) as pool:
-        parts = pool.map(_rendered, tasks, chunksize=32)
+        if mine is None:
+            parts = pool.map(_rendered, [(seed, i, size) for i in range(scenes)], chunksize=32)
+        else:
+            parts = pool.map(_mined, [(seed, i, size, str(mine)) for i in range(scenes)], chunksize=32)
     crops = [p[0] for p in parts]
     labels = [p[1] for p in parts]
     rendered = sum(len(p) for p in labels)
@@ -193,11 +266,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=416, help="rendered scene side in pixels")
     parser.add_argument("--roboflow", type=Path, help="the shared Roboflow folder (its train split is used)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--mine", type=Path, metavar="ONNX", help="crop this detector's boxes: hard examples")
     args = parser.parse_args(argv)
     try:
         if args.roboflow is not None and not (args.roboflow / "train" / "images").is_dir():
             raise UserError(f"{args.roboflow} has no train/images: pass the shared Roboflow folder")
-        rendered, real = build(args.out, args.scenes, args.seed, args.size, args.roboflow, args.workers)
+        if args.mine is not None and not args.mine.is_file():
+            raise UserError(f"detector {args.mine} not found: pass an exported .onnx")
+        rendered, real = build(
+            args.out, args.scenes, args.seed, args.size, args.roboflow, args.workers, args.mine
+        )
     except UserError as error:
         print(f"glyph_data: error: {error}", file=sys.stderr)
         return 2

@@ -64,6 +64,49 @@ def build_network():
     return GlyphNet()
 
 
+def state_from_onnx(path: Path) -> dict:
+    """A state dict for :func:`build_network` from an exported classifier, so a run can continue
+    from the shipped weights when their ``.pt`` is gone. The export folds each batch norm into its
+    convolution; the norms come back as identities (mean 0, variance 1 − eps, scale 1) that carry the
+    folded bias, which gives the same outputs as long as they stay frozen (see :func:`train`)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    try:
+        graph = onnx.load(str(path)).graph
+    except (OSError, ValueError, onnx.onnx_cpp2py_export.checker.ValidationError) as error:
+        raise UserError(f"cannot read the glyph classifier {path}: {error}") from None
+    weights = {item.name: torch.from_numpy(numpy_helper.to_array(item).copy()) for item in graph.initializer}
+    convs = [node for node in graph.node if node.op_type == "Conv"]
+    net = build_network()
+    state = net.state_dict()
+    stages = len(net.features)
+    if len(convs) != stages or any(len(node.input) != 3 for node in convs):
+        raise UserError(f"{path} is not a glyph classifier of this network ({len(convs)} convolutions)")
+    for stage, node in enumerate(convs):
+        kernel, bias = weights[node.input[1]], weights[node.input[2]]
+        norm = net.features[stage][1]
+        state[f"features.{stage}.0.weight"] = kernel
+        state[f"features.{stage}.1.weight"] = torch.ones_like(bias)
+        state[f"features.{stage}.1.bias"] = bias
+        state[f"features.{stage}.1.running_mean"] = torch.zeros_like(bias)
+        state[f"features.{stage}.1.running_var"] = torch.full_like(bias, 1.0 - norm.eps)
+    for name in ("embed.weight", "embed.bias", "classes.weight", "classes.bias"):
+        state[name] = weights[f"inner.{name}"]
+    return state
+
+
+def _freeze_norms(net) -> None:
+    """Batch norms keep their statistics while a fine-tune runs: the start's features stay the ones
+    it was scored with (and norms rebuilt from an export, :func:`state_from_onnx`, stay exact)."""
+    import torch
+
+    for module in net.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.eval()
+
+
 def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Any quarter turn (plus up to 12°), shuffled channels, light/contrast/blur/noise jitter."""
     import cv2
@@ -99,7 +142,8 @@ def train(
     checkpoint: Path | None = None,
 ):
     """Train for about ``minutes`` (cosine learning rate over the epochs that fit); returns the net.
-    ``init``: a state dict of an earlier run to continue from (with a new schedule).
+    ``init``: a state dict of an earlier run, or an export, to continue from (with a new schedule
+    and frozen batch norms).
     ``checkpoint``: where to save the state dict after every epoch, so a stopped run is not lost."""
     import torch
 
@@ -108,7 +152,8 @@ def train(
     rng = np.random.default_rng(seed)
     net = build_network()
     if init is not None:
-        net.load_state_dict(torch.load(init, map_location="cpu"))
+        start = state_from_onnx(init) if init.suffix == ".onnx" else torch.load(init, map_location="cpu")
+        net.load_state_dict(start)
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     # Background is the most common crop; weigh classes so that rare symbols count as much.
     counts = np.bincount(labels, minlength=len(GLYPH_CLASSES)).astype(np.float64)
@@ -121,6 +166,8 @@ def train(
     while True:
         order = rng.permutation(len(crops))
         net.train()
+        if init is not None:
+            _freeze_norms(net)
         seen, correct = 0, 0
         for first in range(0, len(order), batch):
             if total_steps is None and step == 50:  # time 50 steps, then fit the schedule to the budget
@@ -190,6 +237,17 @@ def held_out_accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:
     return float((predicted == labels).mean())
 
 
+def _start_decks(init: Path) -> list[str]:
+    """The real decks the start trained on: an export's card (its .json), or a .pt's record."""
+    if init.suffix != ".onnx":
+        return checkpoint_decks(init)
+    card = init.with_suffix(".json")
+    try:
+        return list(json.loads(card.read_text(encoding="utf-8"))["decks_seen"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UserError(f"{card} does not say which real decks {init} trained on ({error})") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m referee.lab.glyph_training", description=__doc__.splitlines()[0]
@@ -197,7 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "crops", type=Path, nargs="+", help=".npz files from python -m referee.lab.glyph_data"
     )
-    parser.add_argument("--init", type=Path, help="continue from this state dict (.pt) of an earlier run")
+    parser.add_argument(
+        "--init", type=Path, help="continue from an earlier run's state dict (.pt) or an exported .onnx"
+    )
     parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument("--out", type=Path, required=True, help="ONNX file to write")
     parser.add_argument("--minutes", type=float, default=20.0)
@@ -206,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         parts = []
-        decks = set(checkpoint_decks(args.init)) if args.init is not None else set()
+        decks = set(_start_decks(args.init)) if args.init is not None else set()
         for path in args.crops:
             if not path.is_file():
                 raise UserError(f"{path} not found: make it with python -m referee.lab.glyph_data")

@@ -183,6 +183,7 @@ def train(
     seed: int = 0,
     threads: int = os.cpu_count() or 1,
     lr0: float = START_RATE,
+    close_mosaic: int | None = None,
 ) -> Path:
     """Train (or resume) a detector from scratch; returns the path of the best checkpoint."""
     if not data.is_file():
@@ -228,7 +229,8 @@ def train(
             "seed": seed,
             "deterministic": False,
             "cache": cache,
-            "close_mosaic": max(1, min(10, epochs // 4)),  # the last quarter sees whole, unmixed scenes
+            # The last quarter sees whole, unmixed scenes (or as many epochs as asked for).
+            "close_mosaic": close_mosaic if close_mosaic is not None else max(1, min(10, epochs // 4)),
             # ultralytics warms up for 3 epochs: half of a short CPU schedule at a near-zero rate.
             "warmup_epochs": min(3.0, max(0.3, epochs / 10)),
             **AUGMENTATION,
@@ -308,6 +310,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lr0", type=float, default=START_RATE, help="start learning rate (a short fine-tune wants less)"
     )
+    parser.add_argument(
+        "--close-mosaic", type=int, help="epochs at the end without mosaic (default: the last quarter)"
+    )
     parser.add_argument("--device", default="cpu", help="cpu, or a CUDA index such as 0")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
@@ -347,6 +352,7 @@ def run(args: argparse.Namespace) -> int:
             weights=args.weights,
             architecture=args.architecture,
             lr0=args.lr0,
+            close_mosaic=args.close_mosaic,
             **common,
         )
     if not args.export_only:

@@ -14,7 +14,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from referee.render.compose import Sprite
-from referee.render.glyphs import CARD_FONTS, PRINT_FONT, font
+from referee.render.glyphs import CARD_FONTS, PRINT_FONT, font, numeral_fonts
 from referee.render.surfaces import coordinate_grid
 
 #: Skin tones from very light to very dark (BGR), jittered per hand.
@@ -139,6 +139,18 @@ def _draw_text(
     bgr[y0:y1, x0:x1] = bgr[y0:y1, x0:x1] * (1 - a) + np.float32(colour) * a
 
 
+def _any_numeral_font(rng: np.random.Generator) -> str:
+    """Any face the renderer prints numerals in: clutter's digits look like cards' digits."""
+    faces = numeral_fonts()
+    return faces[int(rng.integers(len(faces)))]
+
+
+def _pen_ink(rng: np.random.Generator) -> np.ndarray:
+    """Print or pen ink: black, blue, red or green, as on score sheets and receipts."""
+    inks = ((30, 30, 30), (140, 60, 30), (40, 40, 190), (50, 130, 40))
+    return _jitter(inks[int(rng.choice(4, p=[0.5, 0.2, 0.2, 0.1]))], rng, 0.1)
+
+
 def poker_card(height: int, rng: np.random.Generator) -> Sprite:
     """A French-suited playing card: red/black rank and suit in the corners, pips in the middle."""
     h, w = height, max(6, round(height * 63 / 88))
@@ -146,7 +158,7 @@ def poker_card(height: int, rng: np.random.Generator) -> Sprite:
     suit = str(rng.choice(["♥", "♦", "♣", "♠"]))
     ink = (30, 30, 200) if suit in "♥♦" else (25, 25, 25)
     rank = str(rng.choice(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]))
-    face = CARD_FONTS[int(rng.integers(len(CARD_FONTS)))]
+    face = _any_numeral_font(rng)
     size = max(5, round(h * rng.uniform(0.1, 0.15)))
     _draw_text(bgr, rank, (w * 0.06, h * 0.04), size, ink, face)
     _draw_text(bgr, suit, (w * 0.07, h * 0.05 + size * 1.1), round(size * 0.8), ink, CARD_FONTS[0])
@@ -165,8 +177,8 @@ def score_sheet(height: int, rng: np.random.Generator) -> Sprite:
     bgr = np.empty((h, w, 3), np.float32)
     bgr[:] = paper
     size = max(5, round(h * rng.uniform(0.06, 0.12)))
-    ink = (30, 30, 30) if rng.random() < 0.6 else (140, 60, 30)
-    face = PRINT_FONT if rng.random() < 0.5 else CARD_FONTS[int(rng.integers(len(CARD_FONTS)))]
+    ink = _pen_ink(rng)
+    face = PRINT_FONT if rng.random() < 0.3 else _any_numeral_font(rng)
     y = size * 0.5
     while y < h - size * 1.5:
         text = " ".join(str(int(rng.integers(0, 500))) for _ in range(int(rng.integers(1, 4))))
@@ -216,9 +228,17 @@ def phone(height: int, rng: np.random.Generator) -> Sprite:
     inset = max(1, round(w * 0.05))
     screen = _jitter((rng.uniform(40, 220), rng.uniform(40, 220), rng.uniform(40, 220)), rng, 0.1)
     bgr[inset * 2 : h - inset * 2, inset : w - inset] = screen if rng.random() < 0.6 else (15, 15, 15)
-    if rng.random() < 0.5:
+    if rng.random() < 0.6:  # a lock screen: big white (or tinted) digits, like a print's white numerals
         clock = f"{int(rng.integers(0, 24)):02d}:{int(rng.integers(0, 60)):02d}"
-        _draw_text(bgr, clock, (w * 0.15, h * 0.2), max(5, round(w * 0.22)), (250, 250, 250), CARD_FONTS[0])
+        if rng.random() < 0.4:
+            clock = clock.replace(":", "\n")
+        size = max(5, round(w * rng.uniform(0.18, 0.4)))
+        ink = (250, 250, 250) if rng.random() < 0.7 else _jitter((200, 230, 250), rng, 0.2)
+        face = _any_numeral_font(rng)
+        y = h * rng.uniform(0.12, 0.3)
+        for line in clock.splitlines():
+            _draw_text(bgr, line, (w * rng.uniform(0.08, 0.2), y), size, ink, face)
+            y += size * 1.15
     return Sprite(np.clip(bgr, 0, 255).astype(np.uint8), alpha)
 
 
