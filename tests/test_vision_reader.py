@@ -267,6 +267,46 @@ def test_a_wild_boxed_tightly_around_its_oval_is_still_a_wild(reader):
     assert [c.name for c in reader.cards_from_detections(canvas, hugging)] == ["wild"]
 
 
+@pytest.mark.parametrize("design", ["recent", "modern"])
+@pytest.mark.parametrize("misread_as", ["0", "8"])
+def test_a_four_colour_wild_index_read_as_a_numeral_is_a_wild(reader, design, misread_as):
+    """On a photographed deck the wild's round four-colour index was read as a "0" and, its field
+    brightened to grey by the camera, the card taken for a yellow or blue 0: no coloured card prints
+    three colours in one index."""
+    canvas = table(260, 220)
+    card = paste(canvas, "wild", 30, 30, design=design, height=160)
+    x1, y1, x2, y2 = card.outline
+    body = canvas[y1:y2, x1:x2]
+    body[body.max(axis=2) < 70] = (105, 100, 100)  # the black field, as a camera may show it
+    misread = [Detection(d.box, CLASS_NAMES.index(misread_as), misread_as, 0.9) for d in card.indices]
+    assert [c.name for c in reader.cards_from_detections(canvas, misread)] == ["wild"]
+    strict = CardReader(reader.detector, settings=replace(reader.settings, four_colour_top=0.0))
+    assert [c.name for c in strict.cards_from_detections(canvas, misread)] != ["wild"]
+
+
+def test_an_index_where_three_coloured_cards_meet_is_no_four_colour_wild(reader):
+    """In a tight fan one index box may hold the edges of three cards of three colours (seen on
+    rendered scenes): around it lies print colour, not a wild's field."""
+    canvas = table(200, 200)
+    canvas[40:100, 40:160] = (40, 40, 200)  # red
+    canvas[100:160, 40:100] = (40, 200, 230)  # yellow
+    canvas[100:160, 100:160] = (60, 160, 60)  # green
+    canvas[96:104, 40:160] = (200, 120, 30)  # blue
+    cv2.ellipse(canvas, (100, 100), (9, 13), 0, 0, 360, (245, 245, 245), 3)
+    box = (86.0, 82.0, 114.0, 118.0)
+    misread = [Detection(box, CLASS_NAMES.index("0"), "0", 0.9)]
+    assert "wild" not in [c.name for c in reader.cards_from_detections(canvas, misread)]
+    no_field_test = CardReader(reader.detector, settings=replace(reader.settings, wild_max_coverage=1.01))
+    assert "wild" in [c.name for c in no_field_test.cards_from_detections(canvas, misread)]
+
+
+def test_a_coloured_numeral_is_not_taken_for_a_four_colour_wild(reader):
+    canvas = table(260, 400)
+    cards = [paste(canvas, name, 30 + 180 * i, 30, height=160) for i, name in enumerate(["red-0", "blue-8"])]
+    detections = [d for card in cards for d in card.indices]
+    assert sorted(c.name for c in reader.cards_from_detections(canvas, detections)) == ["blue-8", "red-0"]
+
+
 def test_crop_fast_path_runs_the_network_once(tmp_path):
     """End to end on a discard-zone crop: scripted network → reader, no tiling."""
     crop = table(320, 320)
