@@ -21,6 +21,8 @@ METADATA_FILE = "uno_cards.json"
 QUANTISED_MODEL_FILE = "uno_cards.int8.onnx"
 #: The glyph classifier (second look at each detector box; the space decks are learnt in).
 GLYPH_MODEL_FILE = "uno_glyphs.onnx"
+#: The card-corner check (a wider look: is a card around the box?), used where it is installed.
+CORNER_MODEL_FILE = "uno_corners.onnx"
 #: Environment variable that overrides the shipped detector.
 MODEL_ENV = "UNO_REFEREE_MODEL"
 

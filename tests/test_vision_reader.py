@@ -858,3 +858,31 @@ def test_corners_that_each_half_believe_the_other_stay_two_readings(reader):
     beliefs = {top.centre: {"8": 0.45, "4": 0.45}, bottom.centre: {"4": 0.45, "8": 0.45}}
     seen = with_glyphs(reader, beliefs).cards_from_detections(canvas, corners)
     assert sorted(card.name for card in seen) == ["green-4", "green-8"]
+
+
+class DoubtingCorners:
+    """A corner check that doubts every box whose centre lies right of ``x``."""
+
+    def __init__(self, x: float) -> None:
+        self.x = x
+        self.info: dict = {}
+
+    def not_corner(self, image, boxes):
+        return np.array([0.95 if (b[0] + b[2]) / 2 > self.x else 0.05 for b in boxes], np.float32)
+
+
+def test_boxes_the_corner_check_finds_on_no_card_are_not_read(reader):
+    """A phone's clock prints the numerals of a card; the wider look at what lies around a box
+    (:mod:`referee.vision.corners`) tells them apart, and what it rejects is read by nothing else."""
+    canvas = table(260, 440)
+    red = paste(canvas, "red-7", 30, 30, height=160)
+    blue = paste(canvas, "blue-3", 250, 30, height=160)
+    detections = red.indices + blue.indices
+    checked = CardReader(reader.detector, settings=reader.settings, corners=DoubtingCorners(220))
+    assert [c.name for c in checked.cards_from_detections(canvas, detections)] == ["red-7"]
+    assert sorted(c.name for c in reader.cards_from_detections(canvas, detections)) == ["blue-3", "red-7"]
+    lenient = CardReader(
+        reader.detector, settings=replace(reader.settings, corner_reject=0.99), corners=DoubtingCorners(220)
+    )
+    assert sorted(c.name for c in lenient.cards_from_detections(canvas, detections)) == ["blue-3", "red-7"]
+    assert checked.at_one_view(checked.detector.imgsz).corners is checked.corners

@@ -128,10 +128,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def decks_seen(reader: CardReader) -> set[str]:
-    """The real decks the detector or the glyph classifier trained on (their model metadata says)."""
+    """The real decks the detector, the glyph classifier or the corner check trained on (their cards say)."""
     seen = set(reader.detector.info.decks_seen)
     if reader.glyphs is not None:
         seen |= set(reader.glyphs.info.get("decks_seen", []))
+    if reader.corners is not None:
+        seen |= set(reader.corners.info.get("decks_seen", []))
     return seen
 
 
@@ -163,6 +165,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
     report = {
         "model": str(reader.detector.info.path),
         "glyph_model": str(reader.glyphs.path) if reader.glyphs is not None else None,
+        "corner_model": str(reader.corners.path) if reader.corners is not None else None,
         "deck": str(args.deck) if args.deck else None,
         "decks": decks,
         "unseen_top1_min": min((deck["top1_accuracy"] for deck in unseen), default=None),

@@ -38,7 +38,7 @@ from referee.lab.evaluate import labelled_images, yolo_boxes
 from referee.lab.provenance import deck_name
 from referee.vision.classes import CLASS_NAMES
 from referee.vision.detection import box_iou, box_overlap_of_smaller
-from referee.vision.glyphs import BACKGROUND, CROP_PX, glyph_crop
+from referee.vision.glyphs import BACKGROUND, CONTEXT, CROP_PX, glyph_crop
 from referee.vision.images import read_image
 
 #: A labelled box is shifted by up to this share of its size and scaled by up to this factor, as the
@@ -128,24 +128,25 @@ def _crops_of(
     rows: list[tuple[int, np.ndarray]],
     rng: np.random.Generator,
     card_polygons: list[np.ndarray] = (),
+    context: float = CONTEXT,
 ) -> Iterator[tuple[np.ndarray, int]]:
     labelled = np.asarray([box for _, box in rows]).reshape(-1, 4)
     for class_id, box in rows:
-        yield glyph_crop(image, tuple(jittered(box, rng))), class_id
+        yield glyph_crop(image, tuple(jittered(box, rng)), context), class_id
         if class_id in WIDE_INDICES:
-            yield glyph_crop(image, tuple(jittered(part_of(box, rng), rng))), class_id
+            yield glyph_crop(image, tuple(jittered(part_of(box, rng), rng)), context), class_id
     for box in background_boxes(labelled, image.shape, BACKGROUND_PER_IMAGE, rng):
-        yield glyph_crop(image, tuple(box)), BACKGROUND
+        yield glyph_crop(image, tuple(box), context), BACKGROUND
     for box in centre_boxes(list(card_polygons), rng):
         if not len(labelled) or box_iou(box, labelled).max() < 0.2:
-            yield glyph_crop(image, tuple(box)), BACKGROUND
+            yield glyph_crop(image, tuple(box), context), BACKGROUND
 
 
-def _rendered(task: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _rendered(task: tuple[int, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
     """Crops of one rendered scene (run in a worker process)."""
     from referee.render.scenes import render_scene
 
-    seed, index, size = task
+    seed, index, size, context = task
     rng = np.random.default_rng([seed, index])
     scene = render_scene(rng, size)
     height, width = scene.image.shape[:2]
@@ -155,7 +156,7 @@ def _rendered(task: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
         for card in scene.scene.cards
         if card.face_up and card.visible_fraction > 0.6
     ]
-    crops = list(_crops_of(scene.image, rows, rng, polygons))
+    crops = list(_crops_of(scene.image, rows, rng, polygons, context))
     if not crops:
         return np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8), np.zeros(0, np.int64)
     return np.stack([c for c, _ in crops]), np.asarray([label for _, label in crops], np.int64)
@@ -166,6 +167,7 @@ def mined_crops(
     rows: list[tuple[int, np.ndarray]],
     found: list[np.ndarray],
     hidden: list[np.ndarray] = (),
+    context: float = CONTEXT,
 ) -> Iterator[tuple[np.ndarray, int]]:
     """Crops of a detector's boxes ``found`` (xyxy), labelled by the indices ``rows`` they cover:
     background where they cover none, the index's class where they box it. Boxes in between (half
@@ -178,21 +180,21 @@ def mined_crops(
             max(box_iou(box, every_index).max(), box_overlap_of_smaller(box, every_index).max())
             < MINED_BACKGROUND_OVERLAP
         ):
-            yield glyph_crop(image, tuple(box)), BACKGROUND
+            yield glyph_crop(image, tuple(box), context), BACKGROUND
         elif len(labelled) and (overlap := box_iou(box, labelled)).max() >= MINED_INDEX_IOU:
-            yield glyph_crop(image, tuple(box)), rows[int(overlap.argmax())][0]
+            yield glyph_crop(image, tuple(box), context), rows[int(overlap.argmax())][0]
 
 
 _miner: dict[str, object] = {}  # the detector of a mining worker process, loaded once
 
 
-def _mined(task: tuple[int, int, int, str]) -> tuple[np.ndarray, np.ndarray]:
+def _mined(task: tuple[int, int, int, str, float]) -> tuple[np.ndarray, np.ndarray]:
     """Crops of the detector's boxes on one rendered scene (run in a worker process)."""
     from referee.render.scenes import render_scene
     from referee.vision.backends import load_detector
     from referee.vision.reader import CardReader
 
-    seed, index, size, model = task
+    seed, index, size, model, context = task
     if model not in _miner:
         _miner[model] = CardReader(load_detector(model, conf=MINING_CONF, threads=1))
     reader = _miner[model]
@@ -204,20 +206,40 @@ def _mined(task: tuple[int, int, int, str]) -> tuple[np.ndarray, np.ndarray]:
     rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
     found = [np.array(d.box) for d in reader.detect(scene.image)]
     hidden = [np.array(b.box) for card in scene.scene.cards for b in card.boxes if not b.labelled]
-    crops = list(mined_crops(scene.image, rows, found, hidden))
+    crops = list(mined_crops(scene.image, rows, found, hidden, context))
     if not crops:
         return np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8), np.zeros(0, np.int64)
     return np.stack([c for c, _ in crops]), np.asarray([label for _, label in crops], np.int64)
 
 
-def roboflow_crops(folder: Path, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def mined_roboflow_crops(folder: Path, model: Path, context: float) -> tuple[np.ndarray, np.ndarray]:
+    """The detector's boxes on the shared Roboflow *train* split, labelled like :func:`mined_crops`."""
+    from referee.vision.backends import load_detector
+    from referee.vision.reader import CardReader
+
+    reader = CardReader(load_detector(model, conf=MINING_CONF, threads=1))
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    for item in labelled_images(folder / "train", roboflow=True):
+        image = read_image(item.path)
+        rows = [(c, np.array(box)) for c, box in item.boxes(image.shape[1], image.shape[0])]
+        found = [np.array(d.box) for d in reader.detect(image)]
+        for crop, label in mined_crops(image, rows, found, context=context):
+            crops.append(crop)
+            labels.append(label)
+    return np.stack(crops), np.asarray(labels, np.int64)
+
+
+def roboflow_crops(
+    folder: Path, rng: np.random.Generator, context: float = CONTEXT
+) -> tuple[np.ndarray, np.ndarray]:
     """Crops of the shared Roboflow *train* split (its ids remapped to ours)."""
     crops: list[np.ndarray] = []
     labels: list[int] = []
     for item in labelled_images(folder / "train", roboflow=True):
         image = read_image(item.path)
         rows = [(c, np.array(box)) for c, box in item.boxes(image.shape[1], image.shape[0])]
-        for crop, label in _crops_of(image, rows, rng):
+        for crop, label in _crops_of(image, rows, rng, context=context):
             crops.append(crop)
             labels.append(label)
     return np.stack(crops), np.asarray(labels, np.int64)
@@ -231,19 +253,24 @@ def build(
     roboflow: Path | None,
     workers: int,
     mine: Path | None = None,
+    context: float = CONTEXT,
 ) -> tuple[int, int]:
     """Write the crop set; returns (rendered crops, real crops). ``mine``: crop this detector's boxes."""
     with get_context("spawn").Pool(workers) as pool:
         if mine is None:
-            parts = pool.map(_rendered, [(seed, i, size) for i in range(scenes)], chunksize=32)
+            parts = pool.map(_rendered, [(seed, i, size, context) for i in range(scenes)], chunksize=32)
         else:
-            parts = pool.map(_mined, [(seed, i, size, str(mine)) for i in range(scenes)], chunksize=32)
+            tasks = [(seed, i, size, str(mine), context) for i in range(scenes)]
+            parts = pool.map(_mined, tasks, chunksize=32)
     crops = [p[0] for p in parts]
     labels = [p[1] for p in parts]
     rendered = sum(len(p) for p in labels)
     real = 0
     if roboflow is not None:
-        real_crops, real_labels = roboflow_crops(roboflow, np.random.default_rng([seed, 10**9]))
+        if mine is None:
+            real_crops, real_labels = roboflow_crops(roboflow, np.random.default_rng([seed, 10**9]), context)
+        else:
+            real_crops, real_labels = mined_roboflow_crops(roboflow, mine, context)
         crops.append(real_crops)
         labels.append(real_labels)
         real = len(real_labels)
@@ -251,7 +278,12 @@ def build(
     out.parent.mkdir(parents=True, exist_ok=True)
     decks = np.array([deck_name(roboflow)] if roboflow is not None else [], dtype=str)
     np.savez_compressed(
-        out, crops=np.concatenate(crops), labels=np.concatenate(labels), source=source, decks_seen=decks
+        out,
+        crops=np.concatenate(crops),
+        labels=np.concatenate(labels),
+        source=source,
+        decks_seen=decks,
+        context=np.float64(context),
     )
     return rendered, real
 
@@ -267,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--roboflow", type=Path, help="the shared Roboflow folder (its train split is used)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--mine", type=Path, metavar="ONNX", help="crop this detector's boxes: hard examples")
+    parser.add_argument(
+        "--context", type=float, default=CONTEXT, help=f"crop side in box sides (default {CONTEXT})"
+    )
     args = parser.parse_args(argv)
     try:
         if args.roboflow is not None and not (args.roboflow / "train" / "images").is_dir():
@@ -274,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.mine is not None and not args.mine.is_file():
             raise UserError(f"detector {args.mine} not found: pass an exported .onnx")
         rendered, real = build(
-            args.out, args.scenes, args.seed, args.size, args.roboflow, args.workers, args.mine
+            args.out, args.scenes, args.seed, args.size, args.roboflow, args.workers, args.mine, args.context
         )
     except UserError as error:
         print(f"glyph_data: error: {error}", file=sys.stderr)

@@ -25,12 +25,13 @@ import numpy as np
 
 from referee.errors import UserError
 from referee.lab.provenance import checkpoint_decks, write_record
-from referee.vision.glyphs import BACKGROUND, CROP_PX, GLYPH_CLASSES
+from referee.vision.corners import CORNER_CLASSES
+from referee.vision.glyphs import BACKGROUND, CONTEXT, CROP_PX, GLYPH_CLASSES
 
 EMBEDDING = 64
 
 
-def build_network():
+def build_network(classes: int = len(GLYPH_CLASSES)):
     """Five conv stages (stride 2 from the second), global pooling, a 64-d embedding, the classes."""
     import torch
     from torch import nn
@@ -53,7 +54,7 @@ def build_network():
                 stage(128, 128, 1),
             )
             self.embed = nn.Linear(128, EMBEDDING)
-            self.classes = nn.Linear(EMBEDDING, len(GLYPH_CLASSES))
+            self.classes = nn.Linear(EMBEDDING, classes)
 
         def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             pooled = self.features(x).mean(dim=(2, 3))
@@ -79,7 +80,9 @@ def state_from_onnx(path: Path) -> dict:
         raise UserError(f"cannot read the glyph classifier {path}: {error}") from None
     weights = {item.name: torch.from_numpy(numpy_helper.to_array(item).copy()) for item in graph.initializer}
     convs = [node for node in graph.node if node.op_type == "Conv"]
-    net = build_network()
+    if "inner.classes.bias" not in weights:
+        raise UserError(f"{path} is not a classifier of this network (no inner.classes layer)")
+    net = build_network(len(weights["inner.classes.bias"]))
     state = net.state_dict()
     stages = len(net.features)
     if len(convs) != stages or any(len(node.input) != 3 for node in convs):
@@ -140,6 +143,7 @@ def train(
     init: Path | None = None,
     lr: float = 3e-3,
     checkpoint: Path | None = None,
+    classes: int = len(GLYPH_CLASSES),
 ):
     """Train for about ``minutes`` (cosine learning rate over the epochs that fit); returns the net.
     ``init``: a state dict of an earlier run, or an export, to continue from (with a new schedule
@@ -150,13 +154,13 @@ def train(
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
-    net = build_network()
+    net = build_network(classes)
     if init is not None:
         start = state_from_onnx(init) if init.suffix == ".onnx" else torch.load(init, map_location="cpu")
         net.load_state_dict(start)
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     # Background is the most common crop; weigh classes so that rare symbols count as much.
-    counts = np.bincount(labels, minlength=len(GLYPH_CLASSES)).astype(np.float64)
+    counts = np.bincount(labels, minlength=classes).astype(np.float64)
     weights = torch.tensor((counts.sum() / np.maximum(counts, 1) / len(counts)) ** 0.5, dtype=torch.float32)
     loss_fn = torch.nn.CrossEntropyLoss(weight=weights, label_smoothing=0.05)
     steps_per_epoch = math.ceil(len(crops) / batch)
@@ -263,9 +267,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=20.0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--trained-on", default="", help="one line on the data, for the model's .json")
+    parser.add_argument(
+        "--corners", action="store_true", help="train the card-corner check (index or not) instead"
+    )
     args = parser.parse_args(argv)
     try:
         parts = []
+        contexts = set()
         decks = set(_start_decks(args.init)) if args.init is not None else set()
         for path in args.crops:
             if not path.is_file():
@@ -274,19 +282,26 @@ def main(argv: list[str] | None = None) -> int:
             if "decks_seen" not in data:
                 raise UserError(f"{path} does not record which real decks it holds: make it again")
             parts.append((data["crops"], data["labels"]))
+            contexts.add(float(data["context"]) if "context" in data else CONTEXT)
             decks |= {str(deck) for deck in data["decks_seen"]}
+        if len(contexts) > 1:
+            raise UserError(f"the crop sets were cut with different contexts {sorted(contexts)}: use one")
         crops = np.concatenate([c for c, _ in parts])
         labels = np.concatenate([label for _, label in parts])
+        if args.corners:  # is there a card around the box: 0 an index, 1 anything else
+            labels = (labels == BACKGROUND).astype(np.int64)
     except (UserError, OSError, KeyError, ValueError) as error:
         print(f"glyph_training: error: {error}", file=sys.stderr)
         return 2
+    names = CORNER_CLASSES if args.corners else GLYPH_CLASSES
+    background = names.index("background")
     rng = np.random.default_rng(1)
     order = rng.permutation(len(crops))
     held = order[: min(3000, len(order) // 20)]
     used = order[len(held) :]
     print(
         f"{len(used)} training crops, {len(held)} held out; "
-        f"background share {np.mean(labels == BACKGROUND):.2f}"
+        f"background share {np.mean(labels == background):.2f}"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     net = train(
@@ -297,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         init=args.init,
         lr=args.lr,
         checkpoint=args.out.with_suffix(".epoch.pt"),
+        classes=len(names),
     )
     import torch
 
@@ -308,8 +324,9 @@ def main(argv: list[str] | None = None) -> int:
         net,
         args.out,
         {
-            "classes": list(GLYPH_CLASSES),
+            "classes": list(names),
             "crop_px": CROP_PX,
+            "context": contexts.pop(),
             "version": date.today().isoformat(),
             "trained_on": args.trained_on,
             "held_out_crop_accuracy": round(accuracy, 4),

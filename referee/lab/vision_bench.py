@@ -1,5 +1,6 @@
-"""``uno-referee bench vision``: detector latency per backend on a discard-zone crop, and the glyph
-classifier's second look at the boxes found there (``glyphs:``).
+"""``uno-referee bench vision``: detector latency per backend on a discard-zone crop, the glyph
+classifier's second look at the boxes found there (``glyphs:``) and the card-corner check's wider one
+(``corners:``, where installed).
 
 One line per backend, ``BACKEND: median_ms=… p90_ms=… cpu_ms=… imgsz=…``, timing the whole
 ``Detector.detect`` call (letterbox, inference, decoding and NMS) on one thread by default — the
@@ -46,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from models import QUANTISED_MODEL_FILE, default_model_path, model_file
     from referee.vision.backends import available_backends, load_detector
+    from referee.vision.corners import load_corner_check
     from referee.vision.glyphs import load_glyph_classifier
     from referee.vision.reader import CardReader
 
@@ -75,8 +77,16 @@ def run(args: argparse.Namespace) -> int:
             boxes = [d.box for d in detector.detect(crop)] or [(100.0, 100.0, 124.0, 140.0)]
             timing = time_call(lambda g=glyphs, b=boxes: g.read(crop, b), args.runs, args.warmup)
             print(f"{timing.line('glyphs')} boxes={len(boxes)}", flush=True)
+            corners = load_corner_check(threads=args.threads)
+            if corners is not None:
+                timing = time_call(lambda c=corners, b=boxes: c.not_corner(crop, b), args.runs, args.warmup)
+                print(f"{timing.line('corners')} boxes={len(boxes)}", flush=True)
         if args.reader and label == "onnxruntime":
-            reader = CardReader(detector, glyphs=load_glyph_classifier(threads=args.threads))
+            reader = CardReader(
+                detector,
+                glyphs=load_glyph_classifier(threads=args.threads),
+                corners=load_corner_check(threads=args.threads),
+            )
             print(
                 time_call(lambda r=reader: r.read(crop), args.runs, args.warmup).line(f"reader({label})"),
                 flush=True,

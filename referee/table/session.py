@@ -108,11 +108,14 @@ def card_reader(
     deck: str = "",
     glyph_model: str = "",
     symbols: frozenset[str] | None = None,
+    corner_model: str = "",
 ) -> CardReader:
     """The vision reader: detector, glyph classifier, the room's colour profile (or the learnt deck's
     colours, or the defaults), the user's learnt deck, if any, and the symbols the game's deck
-    prints (:func:`referee.vision.classes.symbols_in_play`)."""
+    prints (:func:`referee.vision.classes.symbols_in_play`); the card-corner check where installed
+    (``corner_model`` "none": without it)."""
     from referee.vision.backends import load_detector
+    from referee.vision.corners import load_corner_check
     from referee.vision.deck import LearntDeck
     from referee.vision.glyphs import load_glyph_classifier
 
@@ -122,7 +125,12 @@ def card_reader(
     colour_model = profile.load_colour_model() if measured else None
     glyphs = load_glyph_classifier(Path(glyph_model) if glyph_model else None)
     learnt = LearntDeck.load(Path(deck).expanduser()) if deck else None
-    return CardReader(detector, colour_model, glyphs=glyphs, deck=learnt, symbols=symbols)
+    corners = (
+        None
+        if corner_model.lower() == "none"
+        else load_corner_check(Path(corner_model) if corner_model else None)
+    )
+    return CardReader(detector, colour_model, glyphs=glyphs, deck=learnt, symbols=symbols, corners=corners)
 
 
 def pile_reader(reader: ReadsCards, imgsz: int = 0) -> ReadsCards:
@@ -295,6 +303,7 @@ def open_live_game(
             deck,
             config.vision.glyph_model,
             symbols_in_play(config.rules.build()),
+            config.vision.corner_model,
         )
     pile = pile_reader(reader, config.detector.pile_imgsz)
     journal = Journal.open(config.journal.path)

@@ -25,6 +25,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -44,11 +45,13 @@ GLYPH_CLASSES: tuple[str, ...] = (*CLASS_NAMES, "background")
 DEFAULT_GLYPH_MODEL = model_file(GLYPH_MODEL_FILE)
 
 
-def glyph_crop(image_bgr: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
-    """The classifier's view of a box: a ``CROP_PX`` square around its centre, :data:`CONTEXT` times
+def glyph_crop(
+    image_bgr: np.ndarray, box: tuple[float, float, float, float], context: float = CONTEXT
+) -> np.ndarray:
+    """The classifier's view of a box: a ``CROP_PX`` square around its centre, ``context`` times
     its longer side, edges replicated where it leaves the picture."""
     x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1, 1.0) * CONTEXT
+    side = max(x2 - x1, y2 - y1, 1.0) * context
     scale = CROP_PX / side
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     matrix = np.float32([[scale, 0, CROP_PX / 2 - cx * scale], [0, scale, CROP_PX / 2 - cy * scale]])
@@ -72,34 +75,47 @@ class GlyphReadings:
         return 1.0 - self.probabilities[:, : len(SYMBOL_CLASSES)].sum(axis=1)
 
 
+def open_crop_model(path: Path, threads: int, what: str, option: str) -> tuple[Any, bytes, dict]:
+    """An onnxruntime session over one of our crop classifiers (outputs ``probabilities`` and
+    ``embedding``), its weights and its card (the .json beside it); one-line errors naming ``what``."""
+    if not path.is_file():
+        raise UserError(f"{what} {path} not found: reinstall uno-referee or pass {option}")
+    try:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, threads)
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        weights = path.read_bytes()
+        session = ort.InferenceSession(weights, options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # onnxruntime raises its own types for damaged files
+        raise UserError(f"{what} {path} cannot be loaded ({error}): reinstall uno-referee") from error
+    outputs = [o.name for o in session.get_outputs()]
+    if outputs[:2] != ["probabilities", "embedding"]:
+        raise UserError(f"{what} {path} is not one of uno-referee's (outputs {outputs})")
+    meta = path.with_suffix(".json")
+    try:
+        info = json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else {}
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise UserError(f"{meta} is damaged ({error}): reinstall uno-referee") from None
+    return session, weights, info
+
+
+def crops_blob(crops_bgr: np.ndarray) -> np.ndarray:
+    """N × S × S × 3 uint8 BGR crops as the networks' N × 3 × S × S float input in 0…1."""
+    return np.ascontiguousarray(crops_bgr.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+
+
 class GlyphClassifier:
     """The glyph classifier over onnxruntime; ``read(image, boxes)`` → :class:`GlyphReadings`."""
 
     def __init__(self, path: Path, threads: int = 1) -> None:
-        if not path.is_file():
-            raise UserError(f"glyph model {path} not found: reinstall uno-referee or pass --glyph-model")
-        try:
-            import onnxruntime as ort
-
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = max(1, threads)
-            options.inter_op_num_threads = 1
-            options.log_severity_level = 3
-            weights = path.read_bytes()
-            self._session = ort.InferenceSession(weights, options, providers=["CPUExecutionProvider"])
-        except Exception as error:  # onnxruntime raises its own types for damaged files
-            raise UserError(
-                f"glyph model {path} cannot be loaded ({error}): reinstall uno-referee"
-            ) from error
-        outputs = [o.name for o in self._session.get_outputs()]
-        if outputs[:2] != ["probabilities", "embedding"]:
-            raise UserError(f"glyph model {path} is not a uno-referee glyph classifier (outputs {outputs})")
+        self._session, weights, self.info = open_crop_model(path, threads, "glyph model", "--glyph-model")
         self.path = path
         #: The weights' fingerprint: a deck learnt in this model's embedding means nothing to another.
         self.identity = hashlib.sha256(weights).hexdigest()[:16]
         self._input = self._session.get_inputs()[0].name
-        meta = path.with_suffix(".json")
-        self.info = json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else {}
 
     def read(self, image_bgr: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> GlyphReadings:
         """Class probabilities and embeddings of the boxes (xyxy, image pixels) of one picture."""
@@ -110,8 +126,9 @@ class GlyphClassifier:
 
     def read_crops(self, crops_bgr: np.ndarray) -> GlyphReadings:
         """The same for ready-cut crops (N × CROP_PX × CROP_PX × 3 uint8 BGR)."""
-        blob = np.ascontiguousarray(crops_bgr.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
-        probabilities, embeddings = self._session.run(["probabilities", "embedding"], {self._input: blob})
+        probabilities, embeddings = self._session.run(
+            ["probabilities", "embedding"], {self._input: crops_blob(crops_bgr)}
+        )
         return GlyphReadings(probabilities, embeddings)
 
 

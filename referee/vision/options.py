@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from referee.vision.backends import Detector
+    from referee.vision.corners import CornerCheck
     from referee.vision.deck import LearntDeck
     from referee.vision.glyphs import GlyphClassifier
     from referee.vision.reader import CardReader
@@ -41,7 +42,7 @@ def add_detector_arguments(parser: argparse.ArgumentParser, threads: int, backen
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--colours --deck --glyph-model --cards-of --tiles``, on top of the detector's options."""
+    """``--colours --deck --glyph-model --corner-model --cards-of --tiles``, on top of the detector's."""
     parser.add_argument("--colours", type=Path, help="colour model JSON written by colour calibration")
     parser.add_argument(
         "--deck", type=Path, metavar="DECK.json", help="your own deck, learnt by `uno-referee deck learn`"
@@ -50,6 +51,11 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
         "--glyph-model",
         type=Path,
         help="glyph classifier ONNX (default: the shipped one; 'none' reads with the detector alone)",
+    )
+    parser.add_argument(
+        "--corner-model",
+        type=Path,
+        help="card-corner check ONNX (default: the shipped one where installed; 'none': without it)",
     )
     parser.add_argument(
         "--cards-of",
@@ -86,6 +92,7 @@ def reader_from_args(args: argparse.Namespace) -> CardReader:
         glyphs=glyphs_from_args(args),
         deck=deck_from_args(args),
         symbols=symbols_from_args(args),
+        corners=corners_from_args(args),
     )
 
 
@@ -116,6 +123,16 @@ def glyphs_from_args(args: argparse.Namespace) -> GlyphClassifier | None:
             raise UserError("--deck needs the glyph classifier: drop --glyph-model none")
         return None
     return load_glyph_classifier(chosen, threads=getattr(args, "threads", 1))
+
+
+def corners_from_args(args: argparse.Namespace) -> CornerCheck | None:
+    """The card-corner check ``--corner-model`` names (``none``: none), else the shipped one if any."""
+    from referee.vision.corners import load_corner_check
+
+    chosen = getattr(args, "corner_model", None)
+    if chosen is not None and str(chosen).lower() == "none":
+        return None
+    return load_corner_check(chosen, threads=getattr(args, "threads", 1))
 
 
 def deck_from_args(args: argparse.Namespace) -> LearntDeck | None:

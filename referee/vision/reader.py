@@ -41,6 +41,7 @@ from referee.vision.classes import (
     card_name,
 )
 from referee.vision.colour import BLACK, ColourModel, ColourVotes
+from referee.vision.corners import CornerCheck
 from referee.vision.detection import Detection, box_overlap_of_smaller
 from referee.vision.glyphs import GlyphClassifier
 from referee.vision.tiling import (
@@ -151,6 +152,9 @@ class ReaderSettings:
     #: A box the glyph classifier finds this sure holds no index (background or a colour-blind
     #: symbol) is dropped: a centre numeral, an oval's edge, a leaf on the cloth.
     glyph_reject: float = 0.7
+    #: A box the card-corner check (:mod:`referee.vision.corners`) finds this sure lies on no card's
+    #: corner is dropped before anything else reads it.
+    corner_reject: float = 0.9
     #: Where the evidence disagrees, a symbol the fused belief (detector and glyph classifier) gives
     #: at least this much still counts: two corners of one card read as 1 and 7 are one card if both
     #: give 1 this much; a "4" on a black field is the wild-draw4 its belief also names.
@@ -201,9 +205,11 @@ class CardReader:
         glyphs: GlyphClassifier | None = None,
         deck: LearntDeck | None = None,
         symbols: Collection[str] | None = None,
+        corners: CornerCheck | None = None,
     ) -> None:
         """``symbols``: the symbols the deck in play prints (:func:`symbols_in_play`); the reader
-        never reads another (a classic deck has no wild-swap). None: every symbol."""
+        never reads another (a classic deck has no wild-swap). None: every symbol. ``corners``: the
+        card-corner check, which drops index boxes it is sure lie on no card's corner."""
         unknown = sorted(set(detector.class_names) - set(CLASS_NAMES))
         if unknown:
             raise UserError(
@@ -215,6 +221,7 @@ class CardReader:
         self.colour_model = colour_model or learnt_colours or ColourModel.default()
         self.settings = settings or ReaderSettings()
         self.glyphs = glyphs
+        self.corners = corners
         self.deck = deck
         if deck is not None:
             if glyphs is None:
@@ -239,6 +246,7 @@ class CardReader:
             self.glyphs,
             self.deck,
             self.symbols,
+            self.corners,
         )
         reader.one_view = True
         return reader
@@ -296,6 +304,8 @@ class CardReader:
         vouched: set[tuple[float, float, float, float]] = set()
         beliefs: dict[tuple[float, float, float, float], np.ndarray] = {}
         fields = _Fields(image_bgr, self.colour_model)
+        if self.corners is not None:
+            detections = self._on_cards(image_bgr, detections)
         if self.glyphs is not None:
             detections, vouched, beliefs = self._second_look(fields, detections)
         elif len(self.symbols) < len(SYMBOL_CLASSES):
@@ -326,6 +336,16 @@ class CardReader:
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
 
     # --- the glyph classifier's second look -------------------------------------------------------
+
+    def _on_cards(self, image_bgr: np.ndarray, detections: list[Detection]) -> list[Detection]:
+        """The detections less the index boxes the corner check is sure lie on no card's corner (a
+        phone's clock, a score sheet's digits): a card's evidence is around its index, not in it."""
+        indices = [i for i, d in enumerate(detections) if d.class_name in SYMBOL_CLASSES]
+        if not indices:
+            return detections
+        doubt = self.corners.not_corner(image_bgr, [detections[i].box for i in indices])
+        dropped = {i for i, share in zip(indices, doubt, strict=True) if share >= self.settings.corner_reject}
+        return [d for i, d in enumerate(detections) if i not in dropped]
 
     def _second_look(
         self, fields: _Fields, detections: list[Detection]

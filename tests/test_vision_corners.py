@@ -1,0 +1,77 @@
+"""The card-corner check: its wider crop, its answers, and a one-line error for every bad model file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.errors import UserError
+from referee.vision.corners import CORNER_CLASSES, CornerCheck, load_corner_check
+
+
+def brightness_check(path: Path, context: float = 3.0, classes=CORNER_CLASSES) -> Path:
+    """A tiny stand-in network: the brighter the crop, the surer it is of "background"."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    weights = np.array([[-4.0, 4.0]] * 3, np.float32)  # mean of each channel → (index, background)
+    bias = np.array([2.0, -2.0], np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("ReduceMean", ["crops"], ["pooled"], axes=[2, 3], keepdims=0),
+            helper.make_node("MatMul", ["pooled", "weights"], ["logits_raw"]),
+            helper.make_node("Add", ["logits_raw", "bias"], ["logits"]),
+            helper.make_node("Softmax", ["logits"], ["probabilities"], axis=1),
+            helper.make_node("Identity", ["pooled"], ["embedding"]),
+        ],
+        "corners",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 40, 40])],
+        [
+            helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, ["n", 2]),
+            helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["n", 3]),
+        ],
+        [
+            helper.make_tensor("weights", TensorProto.FLOAT, [3, 2], weights.ravel().tolist()),
+            helper.make_tensor("bias", TensorProto.FLOAT, [2], bias.tolist()),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    path.with_suffix(".json").write_text(
+        json.dumps({"classes": list(classes), "context": context, "decks_seen": []}), encoding="utf-8"
+    )
+    return path
+
+
+def test_the_check_looks_at_context_box_sides_around_each_box(tmp_path):
+    check = CornerCheck(brightness_check(tmp_path / "corners.onnx"))
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[:, 130:] = 255  # a white sheet beside a dark table
+    inside_dark = (40.0, 90.0, 60.0, 110.0)  # three sides around it: all dark
+    near_sheet = (100.0, 90.0, 120.0, 110.0)  # three sides around it reach the sheet
+    doubt = check.not_corner(image, [inside_dark, near_sheet])
+    assert doubt.shape == (2,) and doubt[0] < 0.2 < doubt[1]
+    narrow = CornerCheck(brightness_check(tmp_path / "narrow.onnx", context=1.0))
+    assert narrow.not_corner(image, [near_sheet])[0] < 0.2  # one side around it: all dark
+    assert check.not_corner(image, []).shape == (0,)
+
+
+def test_bad_corner_model_files_are_one_line_errors(tmp_path):
+    missing = r"corner model .* not found: reinstall uno-referee or pass --corner-model"
+    with pytest.raises(UserError, match=missing):
+        load_corner_check(tmp_path / "missing.onnx")
+    damaged = tmp_path / "damaged.onnx"
+    damaged.write_bytes(b"not a network")
+    with pytest.raises(UserError, match="cannot be loaded"):
+        CornerCheck(damaged)
+    glyph_like = brightness_check(tmp_path / "glyphs.onnx", classes=("index", "other"))
+    with pytest.raises(UserError, match="has no card naming classes"):
+        CornerCheck(glyph_like)
+    card = brightness_check(tmp_path / "card.onnx").with_suffix(".json")
+    card.write_text("{not json", encoding="utf-8")
+    with pytest.raises(UserError, match="is damaged"):
+        CornerCheck(card.with_suffix(".onnx"))
