@@ -19,7 +19,7 @@ def test_one_line_per_backend(tmp_path, capsys):
     assert err.startswith("machine: ")  # a figure is only comparable with the machine it came from
     lines = [LINE.match(line) for line in out.splitlines()[1:]]
     assert all(lines)
-    expected = ["onnxruntime", "glyphs", "reader(onnxruntime)", *available_backends()[1:]]
+    expected = ["onnxruntime", "glyphs", "corners", "reader(onnxruntime)", *available_backends()[1:]]
     assert [m["label"] for m in lines] == expected
     assert all(float(m["median"]) <= float(m["p90"]) for m in lines)
 
