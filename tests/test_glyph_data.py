@@ -94,3 +94,27 @@ def test_the_classifier_rebuilt_from_its_export_gives_the_exported_outputs(tmp_p
         logits, rebuilt_embedding = rebuilt(torch.from_numpy(crops))
     np.testing.assert_allclose(torch.softmax(logits, 1).numpy(), probabilities, atol=1e-5)
     np.testing.assert_allclose(rebuilt_embedding.numpy(), embedding, atol=1e-5)
+
+
+def test_training_from_a_start_that_is_no_classifier_is_one_line(tmp_path, capsys) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from referee.lab import glyph_training
+
+    crops = tmp_path / "crops.npz"
+    np.savez_compressed(
+        crops,
+        crops=np.zeros((60, 40, 40, 3), np.uint8),
+        labels=np.arange(60) % 2,
+        decks_seen=np.array([], dtype=str),
+    )
+    damaged = tmp_path / "start.onnx"
+    damaged.write_bytes(b"not a network")
+    damaged.with_suffix(".json").write_text('{"decks_seen": []}', encoding="utf-8")
+    out = tmp_path / "g.onnx"
+    arguments = [str(crops), "--init", str(damaged), "--out", str(out), "--minutes", "0.01"]
+    assert glyph_training.main(arguments) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"glyph_training: error: cannot read the classifier {damaged}")
+    assert err.count("\n") == 1
+    assert not out.exists()

@@ -76,8 +76,8 @@ def state_from_onnx(path: Path) -> dict:
 
     try:
         graph = onnx.load(str(path)).graph
-    except (OSError, ValueError, onnx.onnx_cpp2py_export.checker.ValidationError) as error:
-        raise UserError(f"cannot read the glyph classifier {path}: {error}") from None
+    except Exception as error:  # onnx raises protobuf's and its own types for damaged files
+        raise UserError(f"cannot read the classifier {path} ({error}): pass one of our exports") from None
     weights = {item.name: torch.from_numpy(numpy_helper.to_array(item).copy()) for item in graph.initializer}
     convs = [node for node in graph.node if node.op_type == "Conv"]
     if "inner.classes.bias" not in weights:
@@ -86,7 +86,7 @@ def state_from_onnx(path: Path) -> dict:
     state = net.state_dict()
     stages = len(net.features)
     if len(convs) != stages or any(len(node.input) != 3 for node in convs):
-        raise UserError(f"{path} is not a glyph classifier of this network ({len(convs)} convolutions)")
+        raise UserError(f"{path} is not a classifier of this network ({len(convs)} convolutions)")
     for stage, node in enumerate(convs):
         kernel, bias = weights[node.input[1]], weights[node.input[2]]
         norm = net.features[stage][1]
@@ -157,9 +157,11 @@ def train(
     net = build_network(classes)
     if init is not None:
         start = state_from_onnx(init) if init.suffix == ".onnx" else torch.load(init, map_location="cpu")
-        if start["classes.bias"].shape != net.classes.bias.shape:  # another task's start: its features
-            start = {k: v for k, v in start.items() if not k.startswith("classes.")}
-        net.load_state_dict(start, strict=False)
+        if start.get("classes.bias") is not None and start["classes.bias"].shape != net.classes.bias.shape:
+            start = {k: v for k, v in start.items() if not k.startswith("classes.")}  # its features only
+        missing, unexpected = net.load_state_dict(start, strict=False)
+        if unexpected or any(not key.startswith("classes.") for key in missing):
+            raise UserError(f"{init} is not a state of this network: start from one of our runs or exports")
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     # Background is the most common crop; weigh classes so that rare symbols count as much.
     counts = np.bincount(labels, minlength=classes).astype(np.float64)
@@ -312,16 +314,20 @@ def main(argv: list[str] | None = None) -> int:
         f"background share {np.mean(labels == background):.2f}"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    net = train(
-        crops[used],
-        labels[used],
-        args.minutes,
-        threads=args.threads,
-        init=args.init,
-        lr=args.lr,
-        checkpoint=args.out.with_suffix(".epoch.pt"),
-        classes=len(names),
-    )
+    try:
+        net = train(
+            crops[used],
+            labels[used],
+            args.minutes,
+            threads=args.threads,
+            init=args.init,
+            lr=args.lr,
+            checkpoint=args.out.with_suffix(".epoch.pt"),
+            classes=len(names),
+        )
+    except UserError as error:  # a start that is not of this network
+        print(f"glyph_training: error: {error}", file=sys.stderr)
+        return 2
     import torch
 
     torch.save(net.state_dict(), args.out.with_suffix(".pt"))  # to continue from (--init)
