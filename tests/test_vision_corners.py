@@ -75,3 +75,12 @@ def test_bad_corner_model_files_are_one_line_errors(tmp_path):
     card.write_text("{not json", encoding="utf-8")
     with pytest.raises(UserError, match="is damaged"):
         CornerCheck(card.with_suffix(".onnx"))
+
+
+def test_none_reads_without_the_check_and_empty_means_the_shipped_one(tmp_path):
+    from referee.vision.corners import DEFAULT_CORNER_MODEL
+
+    assert load_corner_check("none") is None and load_corner_check(Path("None")) is None
+    shipped = load_corner_check("")
+    assert (shipped is not None) == DEFAULT_CORNER_MODEL.is_file()
+    assert load_corner_check(brightness_check(tmp_path / "c.onnx")).context == 3.0

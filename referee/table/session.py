@@ -125,11 +125,7 @@ def card_reader(
     colour_model = profile.load_colour_model() if measured else None
     glyphs = load_glyph_classifier(Path(glyph_model) if glyph_model else None)
     learnt = LearntDeck.load(Path(deck).expanduser()) if deck else None
-    corners = (
-        None
-        if corner_model.lower() == "none"
-        else load_corner_check(Path(corner_model) if corner_model else None)
-    )
+    corners = load_corner_check(corner_model)
     return CardReader(detector, colour_model, glyphs=glyphs, deck=learnt, symbols=symbols, corners=corners)
 
 

@@ -49,9 +49,11 @@ class CornerCheck:
         return probabilities[:, CORNER_CLASSES.index("background")]
 
 
-def load_corner_check(path: Path | None = None, threads: int = 1) -> CornerCheck | None:
-    """The check at ``path`` (a one-line error when it is missing), else the shipped one where it
-    is installed, else None: the reader then reads without it."""
-    if path is not None:
-        return CornerCheck(path, threads)
+def load_corner_check(path: Path | str | None = None, threads: int = 1) -> CornerCheck | None:
+    """The check at ``path`` (a one-line error when it is missing); "none": no check; None or "":
+    the shipped one where it is installed, else no check (the reader then reads without it)."""
+    if path is not None and str(path).lower() == "none":
+        return None
+    if path is not None and str(path):
+        return CornerCheck(Path(path), threads)
     return CornerCheck(DEFAULT_CORNER_MODEL, threads) if DEFAULT_CORNER_MODEL.is_file() else None

@@ -129,10 +129,7 @@ def corners_from_args(args: argparse.Namespace) -> CornerCheck | None:
     """The card-corner check ``--corner-model`` names (``none``: none), else the shipped one if any."""
     from referee.vision.corners import load_corner_check
 
-    chosen = getattr(args, "corner_model", None)
-    if chosen is not None and str(chosen).lower() == "none":
-        return None
-    return load_corner_check(chosen, threads=getattr(args, "threads", 1))
+    return load_corner_check(getattr(args, "corner_model", None), threads=getattr(args, "threads", 1))
 
 
 def deck_from_args(args: argparse.Namespace) -> LearntDeck | None:
