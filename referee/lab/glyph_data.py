@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -156,10 +156,15 @@ def _rendered(task: tuple[int, int, int, float]) -> tuple[np.ndarray, np.ndarray
         for card in scene.scene.cards
         if card.face_up and card.visible_fraction > 0.6
     ]
-    crops = list(_crops_of(scene.image, rows, rng, polygons, context))
-    if not crops:
+    return _stacked(_crops_of(scene.image, rows, rng, polygons, context))
+
+
+def _stacked(pairs: Iterable[tuple[np.ndarray, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(crop, label) pairs as the crops array and the labels array (both empty for none)."""
+    pairs = list(pairs)
+    if not pairs:
         return np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8), np.zeros(0, np.int64)
-    return np.stack([c for c, _ in crops]), np.asarray([label for _, label in crops], np.int64)
+    return np.stack([c for c, _ in pairs]), np.asarray([label for _, label in pairs], np.int64)
 
 
 def mined_crops(
@@ -191,12 +196,10 @@ _miner: dict[str, object] = {}  # the detector of a mining worker process, loade
 def _mined(task: tuple[int, int, int, str, float]) -> tuple[np.ndarray, np.ndarray]:
     """Crops of the detector's boxes on one rendered scene (run in a worker process)."""
     from referee.render.scenes import render_scene
-    from referee.vision.backends import load_detector
-    from referee.vision.reader import CardReader
 
     seed, index, size, model, context = task
     if model not in _miner:
-        _miner[model] = CardReader(load_detector(model, conf=MINING_CONF, threads=1))
+        _miner[model] = _mining_reader(Path(model))
     reader = _miner[model]
     rng = np.random.default_rng([seed, index])
     kinds = list(MINING_SCENES)
@@ -206,43 +209,43 @@ def _mined(task: tuple[int, int, int, str, float]) -> tuple[np.ndarray, np.ndarr
     rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
     found = [np.array(d.box) for d in reader.detect(scene.image)]
     hidden = [np.array(b.box) for card in scene.scene.cards for b in card.boxes if not b.labelled]
-    crops = list(mined_crops(scene.image, rows, found, hidden, context))
-    if not crops:
-        return np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8), np.zeros(0, np.int64)
-    return np.stack([c for c, _ in crops]), np.asarray([label for _, label in crops], np.int64)
+    return _stacked(mined_crops(scene.image, rows, found, hidden, context))
+
+
+def _mining_reader(model: Path):
+    """A reader of ``model`` that only detects, below the usual threshold (:data:`MINING_CONF`)."""
+    from referee.vision.backends import load_detector
+    from referee.vision.reader import CardReader
+
+    return CardReader(load_detector(model, conf=MINING_CONF, threads=1))
+
+
+def _roboflow_train(folder: Path) -> Iterator[tuple[np.ndarray, list[tuple[int, np.ndarray]]]]:
+    """Each photo of the shared Roboflow *train* split with its labelled boxes (ids remapped to ours)."""
+    for item in labelled_images(folder / "train", roboflow=True):
+        image = read_image(item.path)
+        yield image, [(c, np.array(box)) for c, box in item.boxes(image.shape[1], image.shape[0])]
 
 
 def mined_roboflow_crops(folder: Path, model: Path, context: float) -> tuple[np.ndarray, np.ndarray]:
     """The detector's boxes on the shared Roboflow *train* split, labelled like :func:`mined_crops`."""
-    from referee.vision.backends import load_detector
-    from referee.vision.reader import CardReader
-
-    reader = CardReader(load_detector(model, conf=MINING_CONF, threads=1))
-    crops: list[np.ndarray] = []
-    labels: list[int] = []
-    for item in labelled_images(folder / "train", roboflow=True):
-        image = read_image(item.path)
-        rows = [(c, np.array(box)) for c, box in item.boxes(image.shape[1], image.shape[0])]
-        found = [np.array(d.box) for d in reader.detect(image)]
-        for crop, label in mined_crops(image, rows, found, context=context):
-            crops.append(crop)
-            labels.append(label)
-    return np.stack(crops), np.asarray(labels, np.int64)
+    reader = _mining_reader(model)
+    return _stacked(
+        pair
+        for image, rows in _roboflow_train(folder)
+        for pair in mined_crops(image, rows, [np.array(d.box) for d in reader.detect(image)], context=context)
+    )
 
 
 def roboflow_crops(
     folder: Path, rng: np.random.Generator, context: float = CONTEXT
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops of the shared Roboflow *train* split (its ids remapped to ours)."""
-    crops: list[np.ndarray] = []
-    labels: list[int] = []
-    for item in labelled_images(folder / "train", roboflow=True):
-        image = read_image(item.path)
-        rows = [(c, np.array(box)) for c, box in item.boxes(image.shape[1], image.shape[0])]
-        for crop, label in _crops_of(image, rows, rng, context=context):
-            crops.append(crop)
-            labels.append(label)
-    return np.stack(crops), np.asarray(labels, np.int64)
+    return _stacked(
+        pair
+        for image, rows in _roboflow_train(folder)
+        for pair in _crops_of(image, rows, rng, context=context)
+    )
 
 
 def build(

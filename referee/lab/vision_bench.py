@@ -65,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     if args.model is None and quantised.is_file() and "onnxruntime" in backends:
         variants.append(("onnxruntime-int8", quantised))
     print(f"crop {crop.shape[1]}x{crop.shape[0]}, threads={args.threads}, runs={args.runs}, model {model}")
+    glyphs = load_glyph_classifier(threads=args.threads)
+    corners = load_corner_check(threads=args.threads)
     for label, path in variants:
         backend = label.removesuffix("-int8")
         detector = load_detector(
@@ -73,20 +75,14 @@ def run(args: argparse.Namespace) -> int:
         timing = time_call(lambda d=detector: d.detect(crop), args.runs, args.warmup)
         print(f"{timing.line(label)} imgsz={detector.imgsz}", flush=True)
         if label == "onnxruntime":
-            glyphs = load_glyph_classifier(threads=args.threads)
             boxes = [d.box for d in detector.detect(crop)] or [(100.0, 100.0, 124.0, 140.0)]
             timing = time_call(lambda g=glyphs, b=boxes: g.read(crop, b), args.runs, args.warmup)
             print(f"{timing.line('glyphs')} boxes={len(boxes)}", flush=True)
-            corners = load_corner_check(threads=args.threads)
             if corners is not None:
                 timing = time_call(lambda c=corners, b=boxes: c.not_corner(crop, b), args.runs, args.warmup)
                 print(f"{timing.line('corners')} boxes={len(boxes)}", flush=True)
         if args.reader and label == "onnxruntime":
-            reader = CardReader(
-                detector,
-                glyphs=load_glyph_classifier(threads=args.threads),
-                corners=load_corner_check(threads=args.threads),
-            )
+            reader = CardReader(detector, glyphs=glyphs, corners=corners)
             print(
                 time_call(lambda r=reader: r.read(crop), args.runs, args.warmup).line(f"reader({label})"),
                 flush=True,

@@ -408,8 +408,12 @@ class CardReader:
         near = model.read(fields.votes(detection.box, settings.field_margin))
         if near.colour in COLOURS and near.confidence >= model.strong:
             return False
-        field = model.read(fields.votes(detection.box, settings.wild_field_margin))
-        return True if field.coverage < settings.wild_max_coverage else None
+        return True if self._field_without_print_colour(fields, detection) else None
+
+    def _field_without_print_colour(self, fields: _Fields, detection: Detection) -> bool:
+        """Whether little print colour lies around a box, as on a wild's field (black or grey)."""
+        field = self.colour_model.read(fields.votes(detection.box, self.settings.wild_field_margin))
+        return field.coverage < self.settings.wild_max_coverage
 
     # --- one index ------------------------------------------------------------------------------
 
@@ -465,19 +469,17 @@ class CardReader:
         if (shares >= settings.four_colour_share).sum() < 3 or shares.max() > settings.four_colour_top:
             return None
         # Around it, a wild's field (no print colour), not the edges of three coloured cards in a fan.
-        if self.colour_model.read(fields.votes(detection.box, settings.wild_field_margin)).coverage >= (
-            settings.wild_max_coverage
-        ):
+        if not self._field_without_print_colour(fields, detection):
             return None
         wilds = [symbol for symbol in SYMBOL_CLASSES if symbol in WILD_SYMBOLS and symbol in self.symbols]
         if not wilds:
             return None
         likely = (
-            [float(belief[SYMBOL_CLASSES.index(symbol)]) for symbol in wilds] if belief is not None else []
+            [float(belief[SYMBOL_CLASSES.index(symbol)]) for symbol in wilds] if belief is not None else [0.0]
         )
-        symbol = wilds[int(np.argmax(likely))] if likely and max(likely) > 0 else "wild"
-        if symbol not in self.symbols:
-            symbol = wilds[0]
+        symbol = (
+            wilds[int(np.argmax(likely))] if max(likely) > 0 else ("wild" if "wild" in wilds else wilds[0])
+        )
         class_id = CLASS_NAMES.index(symbol)
         wild = replace(detection, class_id=class_id, class_name=symbol)
         return _Index(wild, fields.votes(detection.box, settings.field_margin), None, "hue", 1.0, belief)
