@@ -9,7 +9,8 @@ The Pi runs ``referee/rules``, ``referee/vision``, ``referee/table``, ``hardware
 * :mod:`~referee.lab.rules_bench` — ``uno-referee bench rules``: the rules core against the simulator;
 * :mod:`~referee.lab.vision_bench` — ``uno-referee bench vision``: detector latency;
 * :mod:`~referee.lab.evaluate` — ``uno-referee eval``: scores on labelled pictures, per deck;
-* :mod:`~referee.lab.training`, :mod:`~referee.lab.quantize` — the offline training recipe, int8 export.
+* :mod:`~referee.lab.training`, :mod:`~referee.lab.quantize` — the offline training recipe, int8 export;
+* :mod:`~referee.lab.lease` and ``lease_train.sh`` — the same training in one short call on a lent GPU.
 
 The card renderer that makes the training data is :mod:`referee.render`, also beside the runtime.
 """

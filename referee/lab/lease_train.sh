@@ -1,0 +1,85 @@
+#!/bin/bash
+# One GPU lease (the device tool), run from the repository root there:
+#   BUDGET=560 bash referee/lab/lease_train.sh      with carry [".gpu"] made by `python -m referee.lab.lease .gpu ...`
+# Renders a big training set on all its cores, fine-tunes the detector from START for the time left
+# and copies the checkpoints and logs to $OUT, whatever fails. Every knob is an environment variable;
+# DEVICE=cpu with small counts runs the same script here (a dry run before spending device time).
+PACK=${PACK:-.gpu}
+START=${START:-models/checkpoints/uno-cards-candidate.pt}
+SEED=${SEED:-80}                # scenes use SEED, SEED+1 (clutter), SEED+2 (second chunk)
+LR0=${LR0:-0.001}
+export PYTHONUNBUFFERED=1
+BUDGET=${BUDGET:-560}           # seconds for the whole script
+MAIN=${MAIN:-26000}             # first chunk of training-mix scenes
+NEG=${NEG:-6000}                # clutter-only scenes
+MORE=${MORE:-16000}             # second chunk if rendering was quick
+DEVICE=${DEVICE:-0}
+BATCH=${BATCH:-128}
+WORKERS=${WORKERS:-14}
+PY=${PY:-python3}
+DATA=${DATA:-/tmp/mix}
+RUNS=${RUNS:-/tmp/runs}
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+T0=$(date +%s)
+el() { echo $(( $(date +%s) - T0 )); }
+log() { echo "[$(el)s] $*"; }
+finish() {
+  log "copying back"
+  for f in best.pt last.pt; do cp "$RUNS/det-gpu/weights/$f" "$OUT/" 2>/dev/null; done
+  for f in results.csv args.yaml decks_seen.json; do cp "$RUNS/det-gpu/$f" "$OUT/" 2>/dev/null; done
+  ls -la "$OUT"
+}
+trap finish EXIT
+
+if [ "$DEVICE" != cpu ]; then
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+  df -h /dev/shm | tail -1
+  mountpoint -q /dev/shm || { mkdir -p /dev/shm; mount -t tmpfs -o size=48G tmpfs /dev/shm; }
+  mount -o remount,size=48G /dev/shm 2>/dev/null; df -h /dev/shm | tail -1
+  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "$PACK"/whl/*.whl || exit 3
+  export PYTHONPATH=/tmp/site:$PWD
+  mkdir -p /usr/share/fonts/truetype/carried && cp "$PACK"/fonts/* /usr/share/fonts/truetype/carried/
+fi
+export YOLO_OFFLINE=1 YOLO_AUTOINSTALL=0 YOLO_CONFIG_DIR=$RUNS/.ultralytics
+NPROC=$(nproc)
+$PY -c "import ultralytics, torch; from referee.render.glyphs import numeral_fonts; print('ultralytics', ultralytics.__version__, 'torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'faces', len(numeral_fonts()))" || exit 4
+log "render main"
+$PY -m referee.render.dataset "$DATA" --count "$MAIN" --seed "$SEED" --size 320 --val-fraction 0.02 --workers "$NPROC" \
+  --roboflow "$PACK"/uno-cards-roboflow --roboflow-share 0.12 > /tmp/render1.log 2>&1 || { tail -5 /tmp/render1.log; exit 5; }
+tail -c 300 /tmp/render1.log
+log "render negatives"
+$PY -m referee.render.dataset "$DATA" --kind negative --count "$NEG" --seed $((SEED + 1)) --size 320 --val-fraction 0 --workers "$NPROC" > /tmp/render2.log 2>&1 || { tail -5 /tmp/render2.log; exit 6; }
+tail -c 200 /tmp/render2.log
+if [ "$(el)" -lt $((BUDGET / 5)) ]; then
+  log "render more"
+  $PY -m referee.render.dataset "$DATA" --count "$MORE" --seed $((SEED + 2)) --size 320 --val-fraction 0 --workers "$NPROC" > /tmp/render3.log 2>&1 || { tail -5 /tmp/render3.log; exit 7; }
+  tail -c 200 /tmp/render3.log
+fi
+# The real photos are the only real texture in the set: each one twice more (under other names).
+for copy in 2 3; do
+  for image in "$DATA"/images/train/rf_*.jpg; do
+    stem=$(basename "$image" .jpg)
+    cp "$image" "$DATA/images/train/x${copy}${stem}.jpg"
+    cp "$DATA/labels/train/$stem.txt" "$DATA/labels/train/x${copy}${stem}.txt"
+  done
+done
+log "train images: $(ls "$DATA"/images/train | wc -l), val: $(ls "$DATA"/images/val | wc -l)"
+LEFT=$((BUDGET - $(el)))
+HOURS=$($PY -c "print(round(($LEFT - 50) / 3600, 4))")
+log "training for $HOURS h"
+train() {
+  timeout $((BUDGET - $(el) - 12)) $PY -m referee.lab.training "$DATA/data.yaml" --name det-gpu --runs "$RUNS" \
+    --weights "$START" --epochs 12 --hours "$1" --imgsz 320 \
+    --batch "$2" --workers "$3" --device "$DEVICE" --lr0 "$LR0" --close-mosaic 3 > "$OUT/train.log" 2>&1
+}
+TRAINING_FROM=$(el)
+train "$HOURS" "$BATCH" "$WORKERS"
+if [ $? -ne 0 ] && [ $(( $(el) - TRAINING_FROM )) -lt 90 ]; then
+  log "training failed early, retrying with batch 64 and 6 workers"; tail -5 "$OUT/train.log"
+  rm -rf "$RUNS/det-gpu"
+  HOURS=$($PY -c "print(round(($BUDGET - $(el) - 50) / 3600, 4))")
+  train "$HOURS" 64 6
+fi
+grep -a -E "Epoch|all |epochs completed|Error|error|Traceback|best checkpoint" "$OUT/train.log" | tr '\r' '\n' | grep -v "it/s]$" | tail -n 60
+log "training ended"
