@@ -77,7 +77,8 @@ def sample_photos(
             if picture is None or not label.is_file():
                 raise UserError(f"{image} is unreadable or has no label file: repair the photo set")
             picture = cv2.resize(picture, (size, size), interpolation=cv2.INTER_AREA)
-            cv2.imwrite(str(target / split / "images" / image.name), picture, [cv2.IMWRITE_JPEG_QUALITY, quality])
+            written = target / split / "images" / image.name
+            cv2.imwrite(str(written), picture, [cv2.IMWRITE_JPEG_QUALITY, quality])
             shutil.copyfile(label, target / split / "labels" / label.name)
         copied[split] = len(order)
     readme = source / "README.md"
