@@ -314,6 +314,23 @@ def test_a_still_arm_over_the_pile_makes_no_play_of_what_it_half_covers() -> Non
     assert show(watcher, reader, [red7], pile, start=6.0) == []
 
 
+def test_an_arm_paused_over_the_top_card_that_shows_its_other_corner_is_no_replay() -> None:
+    """A wild whose print the reader finds by one corner only; an arm reaching for the draw pile
+    pauses over it, its shadow changes the whole card, and the reader now finds both corners, one
+    a few pixels off (seen in a game filmed with photographed faces, reported as a second wild). The
+    change reaches in from the zone's edge: no card was laid anew, and none is once the arm left."""
+    seen_by_one = card("wild", [(100, 118)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 60, 50)
+    assert landings(show(watcher, reader, [seen_by_one], pile, start=1.0)) == [("wild", False)]
+    shadow = pile.copy()
+    shadow[40:200, 50:140] = (shadow[40:200, 50:140] * 0.6).astype(np.uint8)  # from the front edge
+    both = card("wild", [(70, 62), (104, 122)])
+    assert landings(show(watcher, reader, [both], shadow, frames=10, start=2.0)) == []
+    assert landings(show(watcher, reader, [seen_by_one], pile, start=3.0)) == []
+    assert watcher.top_card == "wild"
+
+
 def test_a_card_landing_at_the_zone_edge_is_still_a_play() -> None:
     red7, red2 = card("red-7", [(80, 60), (120, 140)]), card("red-2", [(160, 135), (185, 185)], 15)
     watcher, reader = scripted_watcher()

@@ -560,7 +560,11 @@ class PileWatcher:
         other's places) is new all the same: its corners moved, if by less than the pose tolerance,
         and the picture changed at each of them and over most of its face. A known card uncovered
         (a coin lifted off a corner) or with a card laid across it did not move; one nudged by a few
-        millimetres changed at its edges, not over its face."""
+        millimetres changed at its edges, not over its face. Nor is it new while the change reaches
+        in from the zone's edge: an arm paused over the pile (reaching for the draw pile) changes
+        the picture over the whole card and lets the reader find a corner it had missed, a "new
+        pose" of the same card (a wild read twice in a game filmed with photographed faces); a card
+        laid anew is confirmed once the hand has left."""
         known = self._known(seen.name)
         corners = _nearest_known_corners(seen, known)
         corner_by_corner = len(seen.points) > 1 and all(slack <= 0 for _, slack in corners)
@@ -568,6 +572,7 @@ class PileWatcher:
             return False
         return not (
             len(seen.points) > 1
+            and not _reaches_the_edge(changed)
             and any(distance > seen.still for distance, _ in corners)
             and all(_inside(p, changed, crop_shape) for p in seen.points)
             and float(changed[_cells(seen.box, changed.shape, crop_shape)].mean())
