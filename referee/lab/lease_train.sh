@@ -5,6 +5,8 @@
 # and copies the checkpoints and logs to $OUT, whatever fails. Every knob is an environment variable;
 # DEVICE=cpu with small counts runs the same script here (a dry run before spending device time).
 PACK=${PACK:-.gpu}
+# Its record of the real decks it saw must travel too: NAME.decks.json beside a checkpoint in
+# models/checkpoints/, or runs/RUN/decks_seen.json for runs/RUN/weights/*.pt (carry both paths).
 START=${START:-models/checkpoints/uno-cards-candidate.pt}
 SEED=${SEED:-80}                # scenes use SEED, SEED+1 (clutter), SEED+2 (second chunk)
 LR0=${LR0:-0.001}
@@ -12,7 +14,7 @@ export PYTHONUNBUFFERED=1
 BUDGET=${BUDGET:-560}           # seconds for the whole script
 MAIN=${MAIN:-26000}             # first chunk of training-mix scenes
 NEG=${NEG:-6000}                # clutter-only scenes
-MORE=${MORE:-16000}             # second chunk if rendering was quick
+MORE=${MORE:-16000}             # second chunk if rendering was quick (0: none)
 DEVICE=${DEVICE:-0}
 BATCH=${BATCH:-128}
 WORKERS=${WORKERS:-14}
@@ -51,7 +53,7 @@ tail -c 300 /tmp/render1.log
 log "render negatives"
 $PY -m referee.render.dataset "$DATA" --kind negative --count "$NEG" --seed $((SEED + 1)) --size 320 --val-fraction 0 --workers "$NPROC" > /tmp/render2.log 2>&1 || { tail -5 /tmp/render2.log; exit 6; }
 tail -c 200 /tmp/render2.log
-if [ "$(el)" -lt $((BUDGET / 5)) ]; then
+if [ "$MORE" -gt 0 ] && [ "$(el)" -lt $((BUDGET / 5)) ]; then
   log "render more"
   $PY -m referee.render.dataset "$DATA" --count "$MORE" --seed $((SEED + 2)) --size 320 --val-fraction 0 --workers "$NPROC" > /tmp/render3.log 2>&1 || { tail -5 /tmp/render3.log; exit 7; }
   tail -c 200 /tmp/render3.log
