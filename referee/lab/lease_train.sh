@@ -7,7 +7,7 @@
 PACK=${PACK:-.gpu}
 # Its record of the real decks it saw must travel too: NAME.decks.json beside a checkpoint in
 # models/checkpoints/, or runs/RUN/decks_seen.json for runs/RUN/weights/*.pt (carry both paths).
-START=${START:-models/checkpoints/uno-cards-candidate.pt}
+START=${START:-models/checkpoints/uno-cards.pt}
 SEED=${SEED:-80}                # scenes use SEED, SEED+1 (clutter), SEED+2 (second chunk)
 LR0=${LR0:-0.001}
 export PYTHONUNBUFFERED=1
