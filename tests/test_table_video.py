@@ -150,7 +150,13 @@ def test_a_table_is_colour_calibrated_like_a_user_would_before_playing(seed, tmp
     pictures = video.colour_calibration_pictures()
     assert sorted(pictures) == ["black", "blue", "green", "red", "yellow"]
     calibrated = with_table_colours(reader, video)
-    assert calibrated.detector is reader.detector
+    # Only the colours change: the glyph classifier and the corner check read on (they were dropped once).
+    assert (calibrated.detector, calibrated.glyphs, calibrated.corners) == (
+        reader.detector,
+        reader.glyphs,
+        reader.corners,
+    )
+    assert reader.glyphs is not None and reader.corners is not None and calibrated.symbols == reader.symbols
     assert (
         calibrated.colour_model
         == colour_model_from_cards(video.view, pictures, reader)

@@ -886,3 +886,26 @@ def test_boxes_the_corner_check_finds_on_no_card_are_not_read(reader):
     )
     assert sorted(c.name for c in lenient.cards_from_detections(canvas, detections)) == ["blue-3", "red-7"]
     assert checked.at_one_view(checked.detector.imgsz).corners is checked.corners
+
+
+def test_a_reader_with_other_colours_keeps_everything_else(reader) -> None:
+    """A table's colour calibration swaps the colour model only: the symbols in play, the networks
+    and the settings stay (the lab's calibrated reader once lost the glyph classifier this way)."""
+    classic = CardReader(
+        reader.detector, settings=replace(reader.settings, glyph_weight=0.4), symbols={"7", "1"}
+    )
+    model = ColourModel.from_samples(
+        {colour: np.full((8, 8, 3), bgr, np.uint8) for colour, bgr in _PRINTS.items()}
+    )
+    calibrated = classic.with_colours(model)
+    assert calibrated.colour_model is model and classic.colour_model is not model
+    assert (calibrated.detector, calibrated.settings, calibrated.symbols) == (
+        classic.detector, classic.settings, classic.symbols,
+    )  # fmt: skip
+    assert (calibrated.glyphs, calibrated.corners, calibrated.deck, calibrated.one_view) == (
+        None,
+        None,
+        None,
+        False,
+    )
+    assert np.array_equal(calibrated._allowed, classic._allowed)

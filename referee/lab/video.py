@@ -670,7 +670,7 @@ def with_table_colours(reader: CardReader, video: TableVideo) -> CardReader:
         model = colour_model_from_cards(video.view, video.colour_calibration_pictures(), reader)
     except UserError:
         return reader
-    return CardReader(reader.detector, model, reader.settings)
+    return reader.with_colours(model)
 
 
 def _translation(x: float, y: float) -> np.ndarray:

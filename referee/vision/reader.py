@@ -22,6 +22,7 @@ to be read well (a whole table seen from afar).
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, replace
@@ -234,6 +235,13 @@ class CardReader:
         self._allowed = np.array([symbol in self.symbols for symbol in SYMBOL_CLASSES])
         self._wild_symbols = np.array([symbol in WILD_SYMBOLS for symbol in SYMBOL_CLASSES])
         self.one_view = False
+
+    def with_colours(self, colour_model: ColourModel) -> CardReader:
+        """This reader with another colour model (a table's calibration): the same networks, deck
+        and symbols in play, so that calibrating colours changes nothing but the colours."""
+        reader = copy.copy(self)
+        reader.colour_model = colour_model
+        return reader
 
     def at_one_view(self, imgsz: int) -> CardReader:
         """This reader's network and colours, looking once at ``imgsz`` px and never in tiles: for
