@@ -324,6 +324,9 @@ class PileWatcher:
         self._last_motion = -math.inf
         self._dirty = True  # something moved since the last accounted-for picture
         self._undecided = False  # this change showed a new card (or an unexplained one) not decided yet
+        #: The last verdict found a new corner that the reader paired only with an older card's
+        #: unmoved corner: something landed that it could not read, to be asked about.
+        self._paired_with_older = False
         self._reading_since: float | None = None
         self._next_read = -math.inf
         self._reads_this_change = 0
@@ -406,7 +409,9 @@ class PileWatcher:
             # A change nothing explains that no arm reaches into, or a new card not confirmed for a
             # while (at first it may be the hand that laid it, lingering over it).
             lasted = timestamp - (self._reading_since or timestamp)
-            unexplained = verdict == "misread" or (verdict == "unreadable" and not _reaches_the_edge(changed))
+            unexplained = verdict == "unreadable" and (
+                not _reaches_the_edge(changed) or self._paired_with_older
+            )
             self._undecided = unexplained or (verdict == "new" and lasted >= settings.undecided_after_s)
         if self._streak[1] >= settings.confirm_reads:
             if verdict == "new":
@@ -443,8 +448,8 @@ class PileWatcher:
     def _verdict(
         self, readings: list[_Seen], small: np.ndarray, crop_shape: tuple[int, ...], moved: np.ndarray
     ) -> tuple[str, _Seen | None]:
-        """new (with the card), same (old top in place), taken-back, empty, unreadable, or misread (a
-        new corner paired only with an older card's); ``moved``: :meth:`_moved` of ``small``."""
+        """new (with the card), same (old top in place), taken-back, empty, or unreadable; ``moved``:
+        :meth:`_moved` of ``small``."""
         top_in_place = self._top is not None and any(_same_card(seen, self._top) for seen in readings)
         if (
             not top_in_place
@@ -454,6 +459,7 @@ class PileWatcher:
             return "taken-back", None
         changed = _grown(moved)
         untouched = self._untouched(small, moved)
+        self._paired_with_older = False
         (last_verdict, last_subject), _ = self._streak
         previous = last_subject if last_verdict == "new" else None
         fresh = [
@@ -507,12 +513,10 @@ class PileWatcher:
         if top_in_place:
             # The top card did not move. If what changed now differs from the empty table too,
             # something new lies in the zone (a card off the pile's edge); else cards went away.
-            # A new corner the reader could only pair with an older card's unmoved one is a card it
-            # misread: to be asked about, even if the next hand comes first.
-            if len(fresh) > len(new):
-                return "misread", None
+            # A new corner the reader could only pair with an older card's is something new too.
             novel = self._empty is not None and self._novel_share(small) > self.settings.gate.change_share
-            return ("unreadable" if novel else "same"), None
+            self._paired_with_older = len(fresh) > len(new)
+            return ("unreadable" if novel or self._paired_with_older else "same"), None
         if not readings and self._looks_empty(small):
             return "empty", None
         return "unreadable", None
