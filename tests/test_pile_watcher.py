@@ -440,29 +440,6 @@ def test_an_older_cards_untouched_corner_paired_with_a_new_corner_is_not_the_new
     assert landings(events) == [("green-8", False)]
 
 
-def test_an_older_cards_untouched_corner_read_as_another_card_makes_no_play_but_a_question() -> None:
-    """Seen in a simulated game: a blue 7 laid on a blue 7, whose new corner the reader misread as
-    a 2 and paired with an older green 2's corner, read blue this time: a "blue 2" in a pose nobody
-    played. The older corner lies on pixels that did not change, under whatever name: no play of
-    that pairing; and since nothing else explains the change, the watcher asks."""
-    watcher, reader = scripted_watcher()
-    one = with_card(TABLE, 40, 30)
-    assert landings(show(watcher, reader, [card("green-4", [(50, 40), (82, 100)])], one, start=1.0)) == [
-        ("green-4", False)
-    ]
-    misread = card("blue-2", [(82, 100), (96, 50)])
-    events = show(
-        watcher,
-        reader,
-        [card("green-4", [(50, 40)]), misread],
-        with_card(one, 88, 40, value=200),
-        frames=30,
-        start=2.0,
-    )
-    assert landings(events) == []
-    assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp <= 2.0 + 2.0
-
-
 def test_a_first_read_does_not_name_the_card_a_better_second_read_finds() -> None:
     """Seen filming a real deck: a yellow 4 laid on a yellow 9. The first read, the hand just gone,
     found only the 9's corners re-paired; the second found both corners of the 4. The whole, fresh

@@ -324,9 +324,6 @@ class PileWatcher:
         self._last_motion = -math.inf
         self._dirty = True  # something moved since the last accounted-for picture
         self._undecided = False  # this change showed a new card (or an unexplained one) not decided yet
-        #: The last verdict found a new corner that the reader paired only with an older card's
-        #: unmoved corner: something landed that it could not read, to be asked about.
-        self._paired_with_older = False
         self._reading_since: float | None = None
         self._next_read = -math.inf
         self._reads_this_change = 0
@@ -409,9 +406,7 @@ class PileWatcher:
             # A change nothing explains that no arm reaches into, or a new card not confirmed for a
             # while (at first it may be the hand that laid it, lingering over it).
             lasted = timestamp - (self._reading_since or timestamp)
-            unexplained = verdict == "unreadable" and (
-                not _reaches_the_edge(changed) or self._paired_with_older
-            )
+            unexplained = verdict == "unreadable" and not _reaches_the_edge(changed)
             self._undecided = unexplained or (verdict == "new" and lasted >= settings.undecided_after_s)
         if self._streak[1] >= settings.confirm_reads:
             if verdict == "new":
@@ -459,20 +454,15 @@ class PileWatcher:
             return "taken-back", None
         changed = _grown(moved)
         untouched = self._untouched(small, moved)
-        self._paired_with_older = False
         (last_verdict, last_subject), _ = self._streak
         previous = last_subject if last_verdict == "new" else None
-        fresh = [
+        new = [
             seen
             for seen in readings
             if not self._was_visible(seen, changed, crop_shape)
             and any(_inside(point, changed, crop_shape) for point in seen.points)
             and not (len(seen.points) < 2 and seen.name in self._resumed_older)
-        ]
-        new = [
-            seen
-            for seen in fresh
-            if not (
+            and not (
                 self._holds_an_untouched_corner(seen, untouched, crop_shape)
                 and not (previous is not None and _same_landing(seen, previous))
             )
@@ -513,10 +503,8 @@ class PileWatcher:
         if top_in_place:
             # The top card did not move. If what changed now differs from the empty table too,
             # something new lies in the zone (a card off the pile's edge); else cards went away.
-            # A new corner the reader could only pair with an older card's is something new too.
             novel = self._empty is not None and self._novel_share(small) > self.settings.gate.change_share
-            self._paired_with_older = len(fresh) > len(new)
-            return ("unreadable" if novel or self._paired_with_older else "same"), None
+            return ("unreadable" if novel else "same"), None
         if not readings and self._looks_empty(small):
             return "empty", None
         return "unreadable", None
@@ -614,15 +602,13 @@ class PileWatcher:
     def _holds_an_untouched_corner(
         self, seen: _Seen, untouched: np.ndarray, crop_shape: tuple[int, ...]
     ) -> bool:
-        """Whether one of the reading's corners lies, unmoved, where a known card had one, on pixels
-        that did not change: an older card's corner, which the reader paired with a new corner (a
-        green 8's corner misread as 4 beside a green 4), read as that card or not (an older green 2's
-        corner taken for blue and paired with a new card's corner misread as 2, in a simulated
-        game). A card that lands changes the picture under each of its corners, even one that comes
-        to lie where a buried twin's lay; so such a reading names a new card only where another view
-        found that card (the watcher's previous read: an identical card laid across its twin,
-        corners crossed)."""
-        corners = _nearest_known_corners(seen, [card for state in self._seen for card in state])
+        """Whether one of the reading's corners lies, unmoved, where an identical card had one, on
+        pixels that did not change: an older card's corner, which the reader paired with a new
+        corner (a green 8's corner misread as 4 beside a green 4). A card that lands changes the
+        picture under each of its corners, even one that comes to lie where a buried twin's lay;
+        so such a reading names a new card only where another view found that card (the
+        watcher's previous read: an identical card laid across its twin, corners crossed)."""
+        corners = _nearest_known_corners(seen, self._known(seen.name))
         return any(
             distance <= seen.still and _inside(point, untouched, crop_shape)
             for point, (distance, _) in zip(seen.points, corners, strict=True)
