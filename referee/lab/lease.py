@@ -4,10 +4,11 @@ Why: a lent GPU machine is bare and offline, holds one call of at most ten minut
 64 MiB beside the working tree. Rendering there on 16 cores is fast, but the renderer's numerals come
 from Debian font packages the machine lacks, and the only real photos in the training mix (Roboflow's)
 are 97 MB. This packs both small enough: every heavy numeral face installed here, subset to the
-characters the renderer draws (~2.5 MB for ~70 faces), and a seeded sample of the Roboflow photos
-shrunk to the training size. ``referee/lab/lease_train.sh`` then runs on the machine: it installs the
-carried faces and ultralytics wheel, renders, fine-tunes for the time left and sends the checkpoints
-back (the model card's "Twelfth session" section has the commands and the figures of one such run).
+characters the renderer draws (3.2 MB for 69 faces, each glyph drawn as from the full face), and a
+seeded sample of the Roboflow photos shrunk to the training size. ``referee/lab/lease_train.sh`` then
+runs on the machine: it installs the carried faces and the ultralytics wheel (``pip download`` it
+into ``OUT/whl/``), renders, fine-tunes for the time left and sends the checkpoints back (the model
+card's "Thirteenth session" section has the commands and the figures of one such run).
 """
 
 from __future__ import annotations
