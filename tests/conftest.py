@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -25,3 +26,11 @@ def shared() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+@pytest.fixture(scope="session")
+def shipped_imgsz() -> int:
+    """The input size the shipped detector's card names (tests must not assume one)."""
+    from models import METADATA_FILE, model_file
+
+    return int(json.loads(model_file(METADATA_FILE).read_text())["imgsz"])

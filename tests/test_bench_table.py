@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +10,6 @@ from referee.cli import main
 from referee.lab.table_bench import Score, count_turns, score_game
 from referee.lab.video import TableVideo, VideoSettings
 from referee.table.pile import CardLanded, CardUnreadable
-
-REPO = Path(__file__).resolve().parents[1]
 
 SUMMARY = re.compile(
     r"plays_recognised=(?P<recognised>\d\.\d{3}) false_plays_per_1000_turns=(?P<false>\d+\.\d) "
@@ -99,7 +95,7 @@ def test_turns_count_plays_passes_and_lone_draws() -> None:
     assert (total.recognised_share, total.false_per_1000_turns) == (0.75, 1.0)
 
 
-def test_vision_reader_is_colour_calibrated_per_table_when_asked() -> None:
+def test_vision_reader_is_colour_calibrated_per_table_when_asked(shipped_imgsz) -> None:
     import argparse
 
     from referee.lab.table_bench import _reader_factory, add_arguments
@@ -118,8 +114,7 @@ def test_vision_reader_is_colour_calibrated_per_table_when_asked() -> None:
     )
     pile, scoring = make_smaller(video, "discard"), make_smaller(video, "scoring")
     assert pile.colour_model is scoring.colour_model and pile.one_view and not scoring.one_view
-    shipped_size = json.loads((REPO / "models" / "uno_cards.json").read_text())["imgsz"]
-    assert (pile.detector.imgsz, scoring.detector.imgsz) == (224, shipped_size)
+    assert (pile.detector.imgsz, scoring.detector.imgsz) == (224, shipped_imgsz)
     default_name, make_default = _reader_factory(parser.parse_args(["--reader", "vision"]))
     assert "calibrated" not in default_name
     assert make_default(video, "discard").colour_model != calibrated.colour_model

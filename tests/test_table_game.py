@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import signal
 import sqlite3
@@ -26,7 +25,6 @@ from referee.table.config import parse_config
 from referee.table.journal import Journal
 from referee.table.session import latest_unfinished, open_live_game, resume_table
 
-REPO = Path(__file__).resolve().parents[1]
 SMALL = VideoSettings(frame_size=(640, 480), fps=10.0, px_per_mm=1.6)
 PLAYERS = ["Anna", "Ben", "Clara"]
 STEPS = [
@@ -219,7 +217,7 @@ def test_camera_outage_is_announced_and_the_game_goes_on(table_setup):
     assert observations == SEEN  # nothing missed across the outage
 
 
-def test_the_discard_zone_is_read_once_at_its_own_input_and_hands_at_the_models(table_setup):
+def test_the_discard_zone_is_read_once_at_its_own_input_and_hands_at_the_models(table_setup, shipped_imgsz):
     """Given a smaller ``detector.pile_imgsz``, the watcher's reader looks once at it; the scoring
     zone keeps the full reader (the model's own input and the finer second look), sharing one loaded
     network. By default (0) the pile is read by the full reader too."""
@@ -228,14 +226,13 @@ def test_the_discard_zone_is_read_once_at_its_own_input_and_hands_at_the_models(
     _, config = table_setup
     config = replace(config, detector=replace(config.detector, pile_imgsz=224))
     reader = card_reader(None, threads=1)
-    shipped_size = json.loads((REPO / "models" / "uno_cards.json").read_text())["imgsz"]
     game = open_live_game(
         config, source=VideoCamera(*_video_and_oracle()), buttons=ButtonQueue(0), reader=reader
     )
     try:
         pile, scoring = game.pipeline.watcher.reader, game.pipeline.scoring_reader
         assert (pile.detector.imgsz, pile.one_view) == (224, True)
-        assert scoring is reader and (reader.detector.imgsz, reader.one_view) == (shipped_size, False)
+        assert scoring is reader and (reader.detector.imgsz, reader.one_view) == (shipped_imgsz, False)
         assert pile.detector.session is reader.detector.session
     finally:
         game.close()

@@ -247,15 +247,8 @@ class CardReader:
         """This reader's network and colours, looking once at ``imgsz`` px and never in tiles: for
         the discard zone, a small crop of fixed scale read again and again, where a second, finer
         look would cost more than it finds."""
-        reader = CardReader(
-            self.detector.at_input(imgsz),
-            self.colour_model,
-            self.settings,
-            self.glyphs,
-            self.deck,
-            self.symbols,
-            self.corners,
-        )
+        reader = copy.copy(self)
+        reader.detector = self.detector.at_input(imgsz)
         reader.one_view = True
         return reader
 
