@@ -202,3 +202,27 @@ def test_a_hollow_glyph_keeps_the_field_inside_a_rim_on_a_plate():
     assert row[centre + 4 + 4 + 1] == pytest.approx(20, abs=1)  # the hairline
     assert row[centre + 4 + 4 + 2 + 3] == pytest.approx(240, abs=1)  # the plate
     assert glyph.alpha[pad + 20, centre + 4 + 4 + 2 + 3] == 1.0 and glyph.label_mask.sum() > (mask > 0).sum()
+
+
+def test_the_wild_field_is_sometimes_a_washed_out_grey_never_a_print_colour():
+    """Cameras record a matte black anywhere up to a mid grey; training must show wilds that way too."""
+    from referee.render.cards import _camera_black
+
+    rng = np.random.default_rng(3)
+    blacks = np.float32([_camera_black(rng) for _ in range(400)])
+    values = blacks.mean(axis=1)
+    assert (values < 50).mean() > 0.5 and (values > 70).mean() > 0.1 and values.max() < 150
+    assert np.abs(blacks[:, 0] - blacks[:, 2]).max() < 0.4 * values.max()  # tinted, not coloured
+
+
+def test_veiling_glare_lifts_blacks_and_keeps_the_order_of_tones():
+    from referee.render.surfaces import veil
+
+    image = np.zeros((40, 40, 3), np.uint8)
+    image[:, 20:] = 230
+    image[:20, :20] = 15  # a black field beside a white one
+    lifted = veil(image, np.random.default_rng(1))
+    assert lifted.dtype == np.uint8 and lifted.shape == image.shape
+    assert lifted[0, 0].min() > image[0, 0].max() + 5  # black turned grey
+    assert lifted[0, 30].min() > lifted[0, 0].max() + 60  # white still far lighter
+    assert np.array_equal(lifted, veil(image, np.random.default_rng(1)))

@@ -216,7 +216,7 @@ def _varied_look(design: str, rng: np.random.Generator) -> _Look:
     fonts = numeral_fonts()
     white_v = rng.uniform(225, 255)
     white = tuple(int(np.clip(white_v + rng.uniform(-10, 10), 0, 255)) for _ in range(3))
-    dark_v = int(rng.uniform(8, 50))
+    dark = _camera_black(rng)
     recent = design == "recent"
     if design == "classic":
         index_style = InkStyle(white, outline=rng.uniform(0.03, 0.11), shadow=rng.uniform(0.0, 0.07))
@@ -243,7 +243,7 @@ def _varied_look(design: str, rng: np.random.Generator) -> _Look:
         cb_below=bool(rng.random() < 0.7),
         cb_centre=bool(rng.random() < 0.5),
         white=white,  # type: ignore[arg-type]
-        dark=(dark_v, dark_v, dark_v),
+        dark=dark,
         shear=float(rng.uniform(0.12, 0.28)) if rng.random() < (0.7 if recent else 0.3) else 0.0,
         flagged_one=bool(rng.random() < (0.85 if recent else 0.25)),
         diagonal_reverse=bool(rng.random() < (0.9 if recent else 0.2)),
@@ -252,6 +252,19 @@ def _varied_look(design: str, rng: np.random.Generator) -> _Look:
         colour_marks=bool(rng.random() < 0.15),
         centre_shadow=float(rng.uniform(0.08, 0.16)) if recent else 0.0,
     )
+
+
+def _camera_black(rng: np.random.Generator) -> tuple[int, int, int]:
+    """The black of a wild card's field as a camera may record it: ink black mostly, but a third of
+    the time a warm or cool grey up to a mid tone, as a matte print under a bright lamp, an exposure
+    set for the white table or a phone's tone curve leave it. A detector that knows wilds only on
+    deep black misses them there (error analysis on the unseen photographed deck's table scenes)."""
+    if rng.random() < 0.67:
+        value = int(rng.uniform(8, 50))
+        return (value, value, value)
+    value = rng.uniform(45, 125)
+    tint = rng.uniform(-0.15, 0.15)  # < 0 warm (red over blue), > 0 cool
+    return tuple(int(np.clip(value * (1 + k * tint), 0, 255)) for k in (1.0, 0.0, -1.0))  # type: ignore[return-value]
 
 
 def _rounded_rect(inset: float, size: tuple[int, int], radius: float) -> np.ndarray:

@@ -30,7 +30,7 @@ import numpy as np
 from referee.render.cards import CARD_ASPECT, PRINT_FAMILIES, CardSprite, render_back, render_card
 from referee.render.compose import PlacedCard, Scene, pose_homography, transform_points
 from referee.render.objects import hand_sprite, random_distractor
-from referee.render.surfaces import add_glare, glare_map, photometric, table_surface
+from referee.render.surfaces import add_glare, glare_map, photometric, table_surface, veil
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES, WILD_SYMBOLS, card_name
 
 SCENE_WEIGHTS: dict[str, float] = {"discard": 0.42, "table": 0.26, "fan": 0.21, "negative": 0.11}
@@ -293,4 +293,6 @@ def render_scene(
         light = glare_map(size, size, rng, int(rng.integers(1, 3)))
         add_glare(scene.image, light * (scene.owner >= 0))
     image = photometric(scene.image, rng)
+    if rng.random() < 0.25:
+        image = veil(image, rng)
     return RenderedScene(image, scene, kind, surface)

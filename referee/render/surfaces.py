@@ -218,3 +218,16 @@ def photometric(image: np.ndarray, rng: np.random.Generator, strength: float = 1
         chroma = cv2.randn(np.empty((h, w, 3), np.float32), (0.0, 0.0, 0.0), (noise_sigma * 0.4,) * 3)
         out += chroma + luma[..., None]
     return cv2.convertScaleAbs(out) if out.min() >= 0 else np.clip(out, 0, 255).astype(np.uint8)
+
+
+def veil(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Veiling glare: stray light in the lens (a lamp in or near the view, a smudged or hazy cover)
+    adds a share of the scene's mean light to every pixel, lifting blacks to grey and lowering
+    contrast; a phone's or webcam's tone curve lifts the shadows further. Returns uint8 BGR."""
+    out = image.astype(np.float32)
+    amount = rng.uniform(0.06, 0.3)
+    light = out.reshape(-1, 3).mean(axis=0) * rng.uniform(0.9, 1.4)
+    out = out * (1 - amount) + light * amount
+    if rng.random() < 0.5:  # shadows lifted by the tone curve
+        out = 255.0 * (out / 255.0) ** rng.uniform(0.7, 0.95)
+    return np.clip(out, 0, 255).astype(np.uint8)
