@@ -18,9 +18,11 @@ referee is for (the model card says more):
 
 ``variety=True`` (what the dataset asks for) draws numerals from every heavy Latin face installed
 (:func:`~referee.render.glyphs.numeral_fonts`), slants some, varies outline and shadow, and adds
-ColorADD-style colour marks under the index on some decks (printed, never labelled). Without it the
-two original prints render exactly as before, so the simulated table stays comparable across
-sessions. The big centre symbol is always drawn and never labelled.
+ColorADD-style colour marks under the index on some decks (printed, never labelled), and records a
+third of the prints' black (a wild's field) as a camera exposed for a bright table may: a warm or
+cool grey (:func:`_camera_black`). Without it the two original prints render exactly as before, so
+the simulated table stays comparable across sessions. The big centre symbol is always drawn and
+never labelled.
 
 Colour-blind editions add ● ★ ▲ ■ (RULES.md R3) next to each corner index and sometimes in the
 centre. Every labelled symbol comes back as a :class:`LabelRegion` (class id and convex hull in
@@ -255,10 +257,11 @@ def _varied_look(design: str, rng: np.random.Generator) -> _Look:
 
 
 def _camera_black(rng: np.random.Generator) -> tuple[int, int, int]:
-    """The black of a wild card's field as a camera may record it: ink black mostly, but a third of
-    the time a warm or cool grey up to a mid tone, as a matte print under a bright lamp, an exposure
-    set for the white table or a phone's tone curve leave it. A detector that knows wilds only on
-    deep black misses them there (error analysis on the unseen photographed deck's table scenes)."""
+    """The print's black (a wild card's field, dark ink) as a camera may record it: ink black mostly,
+    but a third of the time a warm or cool grey up to a mid tone, as a matte print under a bright
+    lamp, an exposure set for the white table or a phone's tone curve leave it. A detector that knows
+    wilds only on deep black misses them there (error analysis on the unseen photographed deck's
+    table scenes)."""
     if rng.random() < 0.67:
         value = int(rng.uniform(8, 50))
         return (value, value, value)

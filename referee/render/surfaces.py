@@ -3,7 +3,8 @@
 We have no photos of the tables our users play on, so the surfaces are drawn from families that
 cover what kitchen and club tables look like (wood grain, felt, tablecloths, laminate, plain
 paint, gradients) and the photometric pass imitates cheap cameras under home lighting: colour
-temperature, white-balance errors, uneven light and vignetting, glare, blur, sensor noise.
+temperature, white-balance errors, uneven light and vignetting, glare, blur, sensor noise; and, on
+some scenes, veiling glare that lifts every black to grey (:func:`veil`).
 """
 
 from __future__ import annotations
