@@ -7,7 +7,7 @@ are 97 MB. This packs both small enough: every heavy numeral face installed here
 characters the renderer draws (3.2 MB for 69 faces, each glyph drawn as from the full face), and a
 seeded sample of the Roboflow photos shrunk to the training size. ``referee/lab/lease_train.sh`` then
 runs on the machine: it installs the carried faces and the ultralytics wheel (``pip download`` it
-into ``OUT/whl/``), renders, fine-tunes for the time left and sends the checkpoints back (the model
+into the pack's ``whl/``), renders, fine-tunes for the time left and sends the checkpoints back (the model
 card's "Thirteenth session" section has the commands and the figures of one such run).
 """
 
