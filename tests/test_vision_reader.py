@@ -471,6 +471,22 @@ def test_calibration_needs_every_colour():
         ColourModel.from_samples(grey)
 
 
+def test_the_cards_white_border_balances_where_its_ink_cannot():
+    """A yellow photographed under a cool light (criscard's Yellow_069 in a pile): the field turns
+    olive, the index's bluish ink barely stands out from it, so the ink alone is no white reference
+    and the field reads green. The card's white border beside the index is: balanced to it, yellow."""
+    image = np.full((120, 100, 3), (45, 40, 110), np.uint8)  # a dark red cloth
+    cv2.rectangle(image, (10, 10), (99, 119), (245, 216, 171), -1)  # the border, bluish white
+    cv2.rectangle(image, (18, 18), (99, 119), (123, 177, 163), -1)  # measured on that photo's field
+    cv2.putText(image, "2", (26, 50), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (228, 193, 161), 3, cv2.LINE_AA)
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    index = (24, 26, 46, 52)
+    model = ColourModel.default()
+    assert model.read(model.votes(image, index)).colour == "yellow"
+    alone = np.ascontiguousarray(field_crop(image, index, 0.2))  # the same pixels, nothing around them
+    assert model.read(model.votes(alone, (0, 0, alone.shape[1], alone.shape[0]), 0.0)).colour == "green"
+
+
 def test_black_field_reads_black():
     model = ColourModel.default()
     field = np.full((30, 30, 3), 25, np.uint8)

@@ -211,12 +211,21 @@ class ColourModel:
         labels = self.classify(_to_lab(grid.astype(np.uint8)))
         return labels.astype(np.uint8).reshape((levels,) * 3)
 
+    def field(self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray:
+        """The pixels of ``box`` grown by ``margin`` of its longer side, as this model compares them.
+
+        Balanced to the index's own white ink; where that ink is no reference (too pale a field
+        beside it, a bluish ink on a washed-out yellow), to the white around it, the card's border
+        within :data:`WHITE_REFERENCE_MARGIN`. Calibration samples fields the same way."""
+        if self.auto_white:
+            return balanced_field(image_bgr, box, margin)
+        return field_crop(image_bgr, box, margin)
+
     def votes(self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> ColourVotes:
         """Count the pixels in ``box`` grown by ``margin`` of its longer side (the index and its field)."""
-        crop = field_crop(image_bgr, box, margin)
+        crop = self.field(image_bgr, box, margin)
         if crop.size == 0:
             return ColourVotes()
-        crop = self.balanced(crop)
         levels = (crop >> _LUT_SHIFT).reshape(-1, 3).astype(np.int32)
         flat = (levels[:, 0] * (256 >> _LUT_SHIFT) + levels[:, 1]) * (256 >> _LUT_SHIFT) + levels[:, 2]
         counts = np.bincount(self._bgr_table.ravel()[flat], minlength=_OTHER + 1)
@@ -300,12 +309,38 @@ def field_crop(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.
     return image_bgr[top:bottom, left:right]
 
 
+def balanced_field(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray:
+    """:func:`field_crop` balanced to the index's white ink, or else to the white around it (a new
+    array; a calibration or deck sample is taken so, as :meth:`ColourModel.votes` reads)."""
+    crop = field_crop(image_bgr, box, margin)
+    if crop.size == 0:
+        return crop
+    reference = field_crop(image_bgr, box, max(margin, WHITE_REFERENCE_MARGIN))
+    return _balance_to_white(crop, reference=reference)
+
+
 #: White ink is scaled to this level; the default centres were measured with white ink about here.
 WHITE_LEVEL = 240.0
 
 
-def _balance_to_white(crop_bgr: np.ndarray, min_level: float = 60.0, max_tint: float = 0.55) -> np.ndarray:
-    """The crop with its brightest tenth (the index's white ink) scaled to neutral ``WHITE_LEVEL``.
+#: How far (in index sizes) around an index the card's white is looked for when the ink is no reference.
+WHITE_REFERENCE_MARGIN = 0.6
+
+
+def _balance_to_white(crop_bgr: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
+    """The crop with its brightest tenth (the index's white ink) scaled to neutral ``WHITE_LEVEL``;
+    where that is no white reference, with the gains ``reference`` (pixels around it) gives."""
+    gains = _white_gains(crop_bgr)
+    if gains is None and reference is not None and reference.size:
+        gains = _white_gains(reference)
+    if gains is None:
+        return crop_bgr
+    pixels = crop_bgr.reshape(-1, 3).astype(np.float32)
+    return np.clip(pixels * gains, 0, 255).astype(np.uint8).reshape(crop_bgr.shape)
+
+
+def _white_gains(crop_bgr: np.ndarray, min_level: float = 60.0, max_tint: float = 0.55) -> np.ndarray | None:
+    """Per-channel gains that make the crop's brightest tenth a neutral ``WHITE_LEVEL``, or None.
 
     Only where that brightest tenth looks like ink on a card: bright enough, nearly neutral, and
     clearly more neutral or clearly brighter than the crop's typical pixel (a coloured or black
@@ -322,9 +357,8 @@ def _balance_to_white(crop_bgr: np.ndarray, min_level: float = 60.0, max_tint: f
     looks_like_ink = white.max() >= min_level and white_tint <= max_tint
     stands_out = typical_tint - white_tint >= 0.1 or white.mean() >= 1.25 * typical_brightness
     if not (looks_like_ink and stands_out):
-        return crop_bgr
-    gains = np.clip(WHITE_LEVEL / np.maximum(white, 1.0), 0.5, 2.5)
-    return np.clip(pixels * gains, 0, 255).astype(np.uint8).reshape(crop_bgr.shape)
+        return None
+    return np.clip(WHITE_LEVEL / np.maximum(white, 1.0), 0.5, 2.5)
 
 
 def _crops(sample: np.ndarray | Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -30,7 +30,7 @@ import numpy as np
 
 from referee.errors import UserError
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES, WILD_SYMBOLS
-from referee.vision.colour import BLACK, ColourModel, field_crop
+from referee.vision.colour import BLACK, ColourModel, balanced_field
 from referee.vision.detection import Detection
 from referee.vision.glyphs import GlyphClassifier
 from referee.vision.reader import ReaderSettings, suppress_duplicates
@@ -283,7 +283,7 @@ class DeckBuilder:
         self.cards += [face] * len(embedded)
         self.photos[face] = self.photos.get(face, 0) + 1
         colour = BLACK if symbol in WILD_SYMBOLS else face.partition("-")[0]
-        self.samples.setdefault(colour, []).extend(field_crop(image_bgr, box, 0.2) for box in boxes)
+        self.samples.setdefault(colour, []).extend(balanced_field(image_bgr, box, 0.2) for box in boxes)
 
     def build(self, problems: list[str]) -> LearntDeck:
         """The deck; a line is added to ``problems`` when the colours could not be learnt."""
