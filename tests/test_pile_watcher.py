@@ -484,6 +484,50 @@ def test_reads_alternate_views_and_a_replay_paired_differently_in_each_still_lan
     assert two_views.views[:2] == [False, True]
 
 
+def test_two_older_cards_corners_paired_are_no_new_card() -> None:
+    """Seen in a simulated game (seed 805, t = 56.3 s): a blue 7 laid on its twin in the same pose.
+    The reader paired a green 2's corner with a blue 9's corner misread as 2, and the watcher
+    announced a blue 2. Corners of two different older cards, each where it was, are no card that
+    landed; the watcher asks rather than names it."""
+    green2, blue9 = card("green-2", [(150, 40)]), card("blue-9", [(50, 70), (80, 150)])
+    blue7 = card("blue-7", [(70, 50), (100, 110)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(with_card(TABLE, 130, 20), 40, 60, value=200)
+    assert landings(show(watcher, reader, [green2, blue9], pile, start=1.0)) == [("blue-9", False)]
+    with_seven = pile.copy()
+    with_seven[30:120, 60:120] = 180
+    events = show(watcher, reader, [green2, blue9, blue7], with_seven, start=2.0)
+    assert landings(events) == [("blue-7", False)]
+    again = pile.copy()
+    again[30:160, 60:120] = 160  # its twin, laid in the same pose, changes the picture down to the 9
+    pairing = card("blue-2", [(150, 40), (80, 150)])
+    reader.answers, reader.calls = [[green2, blue9, blue7, pairing]], 0
+    events = feed(watcher, [again] * 60, start=3.0)
+    assert ("blue-2", False) not in landings(events)
+    assert landings(events) or [e for e in events if isinstance(e, CardUnreadable)]  # never silent
+
+
+def test_crossed_corners_of_a_replay_win_over_a_half_covered_corner_misread() -> None:
+    """Seen in a simulated game (seed 800, t = 24.9 s): a red reverse laid on a red reverse, over
+    the corner of a red 4, with both old corners still in view. The reader crosses the two
+    reverses' corners and reads what is left of the 4's corner as a lone red 0. The crossed pairs,
+    re-paired, are the old reverse where it lay and a whole, fresh reverse: that one landed."""
+    four, old = card("red-4", [(150, 62)]), card("red-2", [(50, 40), (80, 100)])
+    watcher, reader = scripted_watcher()
+    with_four = with_card(TABLE, 130, 20)
+    assert landings(show(watcher, reader, [four], with_four, start=1.0)) == [("red-4", False)]
+    both = with_card(with_four, 40, 30, value=210)
+    assert landings(show(watcher, reader, [four, old], both, start=2.0)) == [("red-2", False)]
+    laid = both.copy()
+    laid[50:190, 95:175] = 190  # the new card: over most of the 4, beside the old card's corners
+    crossed = [card("red-2", [(50, 40), (165, 180)]), card("red-2", [(80, 100), (105, 60)])]
+    misread_four = replace(card("red-0", [(152, 64)]), confidence=0.5)
+    reader.answers, reader.calls = [[*crossed, misread_four]], 0
+    events = feed(watcher, [laid] * 20, start=3.0)
+    assert landings(events) == [("red-2", True)]
+    assert not [e for e in events if isinstance(e, CardUnreadable)]
+
+
 def test_a_replay_whose_views_each_pick_another_pairing_still_lands() -> None:
     """Seen in a simulated game: a blue 2 on a blue 2. Upright, the reader offers two crossed pairs
     and the surer one is old corner + new corner B; turned, it offers the other crossed pair and

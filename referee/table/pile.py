@@ -386,6 +386,7 @@ class PileWatcher:
         moved = self._moved(small)
         changed = _grown(moved)
         readings = self._one_reading_per_card(readings, changed, crop_bgr.shape[:2])
+        readings = self._uncrossed(readings, changed, crop_bgr.shape[:2])
         self.reads += 1
         if self._resume_top is not None:
             top = next((seen for seen in readings if seen.name == self._resume_top), None)
@@ -462,6 +463,7 @@ class PileWatcher:
             if not self._was_visible(seen, changed, crop_shape)
             and any(_inside(point, changed, crop_shape) for point in seen.points)
             and not (len(seen.points) < 2 and seen.name in self._resumed_older)
+            and not self._pairs_corners_of_older_cards(seen, untouched, crop_shape)
             and not (
                 self._holds_an_untouched_corner(seen, untouched, crop_shape)
                 and not (previous is not None and _same_landing(seen, previous))
@@ -539,6 +541,44 @@ class PileWatcher:
                 joined.append(_one_card(first, second))
         return [seen for seen in readings if not any(seen is other for other in used)] + joined
 
+    def _uncrossed(
+        self, readings: list[_Seen], changed: np.ndarray, crop_shape: tuple[int, ...]
+    ) -> list[_Seen]:
+        """Two readings of one name that each pair a known identical card's corner with a fresh one,
+        re-paired: the two known corners are that card, the two fresh ones the card laid on it.
+
+        Seen in a simulated game: a red reverse laid on a red reverse, the reader crossing their
+        corners. Neither crossed pair is a whole, fresh card, so a half-covered older corner misread
+        as a red 0, alone where the picture changed, was taken for the card that landed."""
+        low, high = self.settings.corner_spacing
+        halves: list[tuple[_Seen, _Seen, _Seen]] = []  # (reading, its known corner, its fresh corner)
+        for seen in readings:
+            known = self._known(seen.name)
+            if len(seen.points) != 2 or not known:
+                continue
+            gaps = [distance for distance, _ in _nearest_known_corners(seen, known)]
+            stale = [distance <= seen.still for distance in gaps]
+            if sum(stale) == 1:
+                old, fresh = (0, 1) if stale[0] else (1, 0)
+                if _inside(seen.points[fresh], changed, crop_shape):
+                    halves.append(
+                        (
+                            seen,
+                            replace(seen, points=(seen.points[old],)),
+                            replace(seen, points=(seen.points[fresh],)),
+                        )
+                    )
+        for i, (first, first_old, first_fresh) in enumerate(halves):
+            for second, second_old, second_fresh in halves[i + 1 :]:
+                spacing = math.dist(first_fresh.points[0], second_fresh.points[0]) / (
+                    (first.scale + second.scale) / 2
+                )
+                if first.name != second.name or not low <= spacing <= high:
+                    continue
+                rest = [seen for seen in readings if seen is not first and seen is not second]
+                return [*rest, _one_card(first_old, second_old), _one_card(first_fresh, second_fresh)]
+        return readings
+
     def _arm_in_zone(self, changed: np.ndarray, card: _Seen, crop_shape: tuple[int, ...]) -> bool:
         """Whether the change reaches in from the zone's edge and lies mostly beyond the new card:
         an arm, not a card that landed (which changes the picture only where it lies)."""
@@ -578,6 +618,27 @@ class PileWatcher:
             and float(changed[_cells(seen.box, changed.shape, crop_shape)].mean())
             >= self.settings.laid_anew_share
         )
+
+    def _pairs_corners_of_older_cards(
+        self, seen: _Seen, untouched: np.ndarray, crop_shape: tuple[int, ...]
+    ) -> bool:
+        """Whether each corner of the reading lies where a known card of another name had one, no
+        one such card had them all, and one of them lies on pixels that did not change: the reader
+        paired two older cards' corners (a green 2's with a blue 9's misread as 2, seen in a
+        simulated game as a blue 7 landed on its twin). A card that lands square on one older card
+        keeps its corners on that card's; one laid on a compact pile may come to lie with each
+        corner by another older card's, but it changes the picture under both."""
+        if len(seen.points) < 2 or not any(_inside(p, untouched, crop_shape) for p in seen.points):
+            return False
+        # An identical card's corner is the twin rules' to judge (a replay laid on its twin).
+        known = [card for state in self._seen for card in state if card.name != seen.name]
+        if self._top is not None and self._top.name != seen.name:
+            known.append(self._top)
+        holders = [
+            {k for k, card in enumerate(known) if any(math.dist(p, q) <= seen.still for q in card.points)}
+            for p in seen.points
+        ]
+        return all(holders) and not set.intersection(*holders)
 
     def _known(self, name: str) -> list[_Seen]:
         """The cards called ``name`` seen on the accounted-for picture (corners of earlier reads too)."""
