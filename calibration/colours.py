@@ -38,7 +38,6 @@ def index_fields(crop_bgr: np.ndarray, reader: CardReader, card: str = "the card
     A one-line error says what to fix when no card is in view.
     """
     from referee.vision.classes import SYMBOL_CLASSES, WILD_SYMBOLS
-    from referee.vision.colour import balanced_field
 
     found = [
         d
@@ -53,7 +52,7 @@ def index_fields(crop_bgr: np.ndarray, reader: CardReader, card: str = "the card
     settings = reader.settings
     corners = [d for d in indices if d.size <= settings.pair_size_ratio * smallest]
     margin = settings.wild_field_margin if symbol in WILD_SYMBOLS else settings.field_margin
-    return [balanced_field(crop_bgr, d.box, margin) for d in corners]
+    return [reader.colour_model.field(crop_bgr, d.box, margin) for d in corners]
 
 
 def colour_model_from_cards(

@@ -116,10 +116,10 @@ class ColourModel:
 
         ``samples`` maps each of red/yellow/green/blue (and optionally ``"black"``, a wild card's
         field) to BGR uint8 pixels of that card colour — any shape ending in 3, or a list of such
-        crops, e.g. the field around each corner index from :func:`field_crop`. Each crop is
-        balanced on its own, as a read balances each index's field. White and black pixels among
-        them are ignored. The chroma floor follows the weakest colour seen, the darkness ceiling
-        the black samples.
+        crops, e.g. the field around each corner index as :meth:`field` takes it (balanced as a
+        read balances it; a crop taken otherwise is balanced on its own here). White and black
+        pixels among them are ignored. The chroma floor follows the weakest colour seen, the
+        darkness ceiling the black samples.
         """
         base = base or cls.default()
         centres: dict[str, tuple[float, float, float]] = {}
