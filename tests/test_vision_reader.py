@@ -437,9 +437,9 @@ _PRINTS = {"red": (45, 40, 205), "yellow": (45, 195, 230), "green": (50, 160, 55
     ids=["cold lamp", "dim room"],
 )
 def test_calibration_adapts_to_the_room(lamp, hard_colour):
-    """Under a blue cast or in a dim room the fixed default centres misread yellow. Either fix
-    works: samples of four cards per colour (other print runs than the test cards), or the
-    uncalibrated default's balancing of each index to its white ink."""
+    """Under a blue cast or in a dim room the fixed default centres misread yellow (at least half
+    the time). Either fix works: samples of four cards per colour (other print runs than the test
+    cards), or the uncalibrated default's balancing of each index to its white ink."""
     gains = np.float32(lamp)  # BGR
 
     def card_under_lamp(colour: str, seed: int):
@@ -457,7 +457,7 @@ def test_calibration_adapts_to_the_room(lamp, hard_colour):
     assert all(reads(calibrated, colour, seed) for colour in COLOURS for seed in range(6))
     assert calibrated.auto_white  # centres of the print, measured white-balanced as every read is
     fixed = ColourModel(auto_white=False)
-    assert sum(reads(fixed, hard_colour, seed) for seed in range(6)) <= 2
+    assert sum(reads(fixed, hard_colour, seed) for seed in range(6)) <= 3
     assert sum(reads(ColourModel.default(), hard_colour, seed) for seed in range(6)) >= 5
 
 
@@ -469,6 +469,19 @@ def test_calibration_needs_every_colour():
     grey = {c: np.full((8, 8, 3), 128, np.uint8) for c in COLOURS}
     with pytest.raises(UserError, match="only 0 coloured pixels"):
         ColourModel.from_samples(grey)
+
+
+def test_a_washed_out_colour_keeps_its_hue():
+    """Glare and a pale print take a colour's chroma more than its hue. A yellow at 60 % of its
+    chroma, a little towards green, is still yellow, though in plain Lab distance it lies nearer
+    the paler green centre; every print colour at 60 % of its chroma stays itself."""
+    model = ColourModel.default()
+    washed_yellow = np.float32([[180, 122.8, 157.5]])  # hue 100° (yellow 85°, green 121°), chroma 30
+    assert COLOURS[model.classify(washed_yellow)[0]] == "yellow"
+    for colour, (lightness, a, b) in model.centres.items():
+        pale = np.float32([[lightness, 128 + 0.6 * (a - 128), 128 + 0.6 * (b - 128)]])
+        label = int(model.classify(pale)[0])
+        assert label >= len(COLOURS) or COLOURS[label] == colour  # itself, or too pale to be a colour
 
 
 def test_the_cards_white_border_balances_where_its_ink_cannot():
