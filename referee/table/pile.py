@@ -530,7 +530,7 @@ class PileWatcher:
         pairs = []
         for i, first in enumerate(lone):
             for second in lone[i + 1 :]:
-                spacing = math.dist(first.points[0], second.points[0]) / ((first.scale + second.scale) / 2)
+                spacing = _corner_spacing(first, second)
                 if first.name == second.name and low <= spacing <= high:
                     pairs.append((abs(math.log(spacing / typical)), first, second))
         joined: list[_Seen] = []
@@ -570,10 +570,7 @@ class PileWatcher:
                     )
         for i, (first, first_old, first_fresh) in enumerate(halves):
             for second, second_old, second_fresh in halves[i + 1 :]:
-                spacing = math.dist(first_fresh.points[0], second_fresh.points[0]) / (
-                    (first.scale + second.scale) / 2
-                )
-                if first.name != second.name or not low <= spacing <= high:
+                if first.name != second.name or not low <= _corner_spacing(first_fresh, second_fresh) <= high:
                     continue
                 rest = [seen for seen in readings if seen is not first and seen is not second]
                 return [*rest, _one_card(first_old, second_old), _one_card(first_fresh, second_fresh)]
@@ -631,14 +628,17 @@ class PileWatcher:
         if len(seen.points) < 2 or not any(_inside(p, untouched, crop_shape) for p in seen.points):
             return False
         # An identical card's corner is the twin rules' to judge (a replay laid on its twin).
-        known = [card for state in self._seen for card in state if card.name != seen.name]
-        if self._top is not None and self._top.name != seen.name:
-            known.append(self._top)
+        known = [card for card in self._every_known() if card.name != seen.name]
         holders = [
             {k for k, card in enumerate(known) if any(math.dist(p, q) <= seen.still for q in card.points)}
             for p in seen.points
         ]
         return all(holders) and not set.intersection(*holders)
+
+    def _every_known(self) -> list[_Seen]:
+        """Every card seen on the accounted-for pictures, and the top card."""
+        top = [self._top] if self._top is not None else []
+        return [card for state in self._seen for card in state] + top
 
     def _known(self, name: str) -> list[_Seen]:
         """The cards called ``name`` seen on the accounted-for picture (corners of earlier reads too)."""
@@ -713,9 +713,7 @@ class PileWatcher:
     def _accept(self, readings: list[_Seen], small: np.ndarray) -> None:
         """The settled picture is accounted for: remember what was visible on it (with the corners
         earlier reads saw of the same cards)."""
-        earlier = [known for state in self._seen for known in state]
-        if self._top is not None:
-            earlier.append(self._top)
+        earlier = self._every_known()
         merged = []
         for seen in readings:
             match = next((known for known in earlier if _same_card(seen, known)), None)
@@ -759,6 +757,11 @@ def _grown(mask: np.ndarray) -> np.ndarray:
     """A change mask of the small picture grown by two pixels (6 mm): an index at a change's edge
     counts as inside it."""
     return cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+
+
+def _corner_spacing(first: _Seen, second: _Seen) -> float:
+    """How far apart two lone corners are, in index sizes (the span the reader pairs corners over)."""
+    return math.dist(first.points[0], second.points[0]) / ((first.scale + second.scale) / 2)
 
 
 def _nearest_known_corners(seen: _Seen, known: list[_Seen]) -> list[tuple[float, float]]:

@@ -185,16 +185,14 @@ class ColourModel:
     def classify(self, lab: np.ndarray) -> np.ndarray:
         """Per pixel (N × 3 Lab float32): 0…3 = COLOURS, 4 = white, 5 = black, 6 = anything else."""
         centres = np.asarray([self.centres[c] for c in COLOURS], np.float32)
-        weights = np.float32([self.lightness_weight, 1.0, 1.0])
         chroma = _chroma(lab)
         # A pale pixel is compared at each centre's chroma: glare, a veil or a washed-out print take
         # a colour's chroma, not its hue, and at its own chroma a pale yellow lies nearer green's
         # (and a pale green nearer blue's), the paler centres.
-        centre_chroma = _chroma(centres)
-        boost = np.maximum(1.0, centre_chroma[None, :] / np.maximum(chroma[:, None], 1e-3))
-        compared = np.repeat(lab[:, None, :], len(COLOURS), axis=1)
-        compared[..., 1:] = 128 + (compared[..., 1:] - 128) * boost[..., None]
-        distances = np.sqrt((((compared - centres[None]) * weights) ** 2).sum(axis=2))
+        boost = np.maximum(1.0, _chroma(centres)[None, :] / np.maximum(chroma[:, None], 1e-3))
+        hue_gap = (lab[:, None, 1:] - 128) * boost[..., None] + 128 - centres[None, :, 1:]
+        light_gap = (lab[:, None, 0] - centres[None, :, 0]) * self.lightness_weight
+        distances = np.sqrt(light_gap**2 + (hue_gap**2).sum(axis=2))
         labels = distances.argmin(axis=1)
         labels[distances.min(axis=1) > self.max_distance] = _OTHER
         neutral = chroma < self.min_chroma
