@@ -85,10 +85,24 @@ def test_example_values_are_the_defaults(monkeypatch):
         ('[rules]\npreset = "house"', "[rules] unknown rules preset 'house'"),
         ("speech = 3", "speech must be a section like [speech], got 3"),
         ("[journal]\npath = 7", "journal.path must be a path in quotes, got 7"),
+        ('[detector]\nprecision = "int4"', "detector.precision must be one of float, int8, got 'int4'"),
     ],
 )
 def test_mistakes_are_one_precise_line(text, expected):
     assert expected in error_of(PLAYERS + text)
+
+
+def test_the_detector_precision_picks_the_shipped_weights(monkeypatch):
+    monkeypatch.delenv("UNO_REFEREE_MODEL", raising=False)
+    default = parse_config(PLAYERS).detector
+    int8 = parse_config(PLAYERS + '[detector]\nprecision = "int8"').detector
+    assert (Path(default.model_path()).name, Path(int8.model_path()).name) == (
+        "uno_cards.onnx",
+        "uno_cards.int8.onnx",
+    )
+    assert Path(int8.model_path()).is_file()  # shipped beside the float weights
+    chosen = parse_config(PLAYERS + '[detector]\nmodel = "/m.onnx"\nprecision = "int8"').detector
+    assert chosen.model_path() == "/m.onnx"  # a model file named outright wins
 
 
 def test_toml_syntax_error_names_the_line():

@@ -199,6 +199,7 @@ def test_model_missing_or_slow(ready):
     slow_ticks = itertools.count(step=2.0)
     check = checks_by_name(ready, fake_devices(clock=lambda: next(slow_ticks)))["model"]
     assert not check.ok and not check.fatal and "2000 ms" in check.detail and "pile_imgsz" in check.detail
+    assert 'precision = "int8"' in check.detail  # the faster weights, before the smaller input
 
 
 def test_journal_unwritable_or_disk_full(tmp_path, ready):

@@ -24,6 +24,15 @@ def test_one_line_per_backend(tmp_path, capsys):
     assert all(float(m["median"]) <= float(m["p90"]) for m in lines)
 
 
+def test_the_shipped_detector_is_timed_in_both_precisions(capsys, monkeypatch):
+    monkeypatch.delenv("UNO_REFEREE_MODEL", raising=False)
+    assert main(["bench", "vision", "--runs", "5", "--warmup", "0", "--backends", "onnxruntime"]) == 0
+    out = capsys.readouterr().out
+    labels = [LINE.match(line)["label"] for line in out.splitlines()[1:]]
+    assert labels == ["onnxruntime", "glyphs", "corners", "onnxruntime-int8"]
+    assert "uno_cards.onnx" in out.splitlines()[0]
+
+
 def test_unknown_backend_is_one_line(tmp_path, capsys):
     model = write_scripted_model(tmp_path / "m.onnx", tensor_for_boxes([(1, 1, 9, 9)], ["4"]))
     assert main(["bench", "vision", "--model", str(model), "--backends", "tflite"]) == 2

@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         from referee.table.session import card_reader
 
         detector = config.detector
-        reader = card_reader(None, detector.model, detector.backend, detector.threads)
+        reader = card_reader(None, detector.model_path(), detector.backend, detector.threads)
         view = profile.table_view()
 
         def check(picture, card: str) -> None:
@@ -176,7 +176,8 @@ def _learn_deck_at_the_table(
     from referee.table.session import card_reader
     from referee.vision.deck import DeckBuilder, faces_in_a_row, standard_faces
 
-    reader = card_reader(None, config.detector.model, config.detector.backend, config.detector.threads)
+    detector = config.detector
+    reader = card_reader(None, detector.model_path(), detector.backend, detector.threads)
     view = profile.table_view()
     builder = DeckBuilder(reader.glyphs, "the table")
     problems: list[str] = []

@@ -15,7 +15,7 @@ Run with the ``onnx`` package installed (a training/test dependency)::
 from __future__ import annotations
 
 import argparse
-import shutil
+import json
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -53,8 +53,51 @@ def head_tail_nodes(model_path: Path) -> list[str]:
     ]
 
 
-def quantize_model(source: Path, target: Path, images: Sequence[np.ndarray], count: int = 200) -> Path:
-    """Write a QDQ int8 copy of ``source`` at ``target``, calibrated on crops of ``images``."""
+def head_output_convs(model_path: Path) -> list[str]:
+    """The last convolution of each head branch: the raw class scores and box distributions.
+
+    Kept in float when asked (``float_head_outputs``): their outputs are logits whose small
+    differences decide a symbol, and the three layers are a sliver of the network's work."""
+    import onnx
+
+    tail = set(head_tail_nodes(model_path))
+    nodes = onnx.load(str(model_path), load_external_data=False).graph.node
+    convs = [node for node in nodes if node.op_type == "Conv" and node.name not in tail]
+    feeds = {name for node in nodes if node.name in tail for name in node.input}
+    return [node.name for node in convs if set(node.output) & feeds]
+
+
+def layer_nodes(model_path: Path, layers: Sequence[str]) -> list[str]:
+    """Every node of the named layers (``model.10``: the export's ``/model.10/...`` nodes)."""
+    import onnx
+
+    if not layers:
+        return []
+    nodes = onnx.load(str(model_path), load_external_data=False).graph.node
+    found = [node.name for node in nodes if any(node.name.startswith(f"/{layer}/") for layer in layers)]
+    missing = [layer for layer in layers if not any(name.startswith(f"/{layer}/") for name in found)]
+    if missing:
+        raise UserError(f"{model_path} has no layer {', '.join(missing)}: name layers as model.N")
+    return found
+
+
+def quantize_model(
+    source: Path,
+    target: Path,
+    images: Sequence[np.ndarray],
+    count: int = 200,
+    *,
+    method: str = "minmax",
+    full_range: bool = False,
+    float_head_outputs: bool = False,
+    float_layers: Sequence[str] = (),
+) -> Path:
+    """Write a QDQ int8 copy of ``source`` at ``target``, calibrated on crops of ``images``.
+
+    ``method``: how activation ranges are set from the calibration crops (``minmax`` or
+    ``percentile``, which ignores the rarest 0.001 % of values). ``full_range``: 8-bit weights
+    instead of 7 (safe only on CPUs with VNNI or ARM dot products). ``float_layers``: layers kept
+    in float by their export name (``model.0``: the first convolution, which sees raw pixels)."""
     import onnxruntime as ort
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -79,6 +122,11 @@ def quantize_model(source: Path, target: Path, images: Sequence[np.ndarray], cou
                 return None
             return {model_input.name: to_blob(Letterbox.fit(crop.shape, size).apply(crop))}
 
+    calibration = {"minmax": CalibrationMethod.MinMax, "percentile": CalibrationMethod.Percentile}
+    if method not in calibration:
+        raise UserError(f"unknown calibration method {method!r}: use minmax or percentile")
+    excluded = head_tail_nodes(source) + (head_output_convs(source) if float_head_outputs else [])
+    excluded += layer_nodes(source, float_layers)
     prepared = target.with_name(target.stem + ".prep.onnx")
     try:
         quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
@@ -90,15 +138,24 @@ def quantize_model(source: Path, target: Path, images: Sequence[np.ndarray], cou
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,
             per_channel=True,
-            reduce_range=True,  # 7-bit weights: no u8×s8 saturation on AVX2 CPUs without VNNI
-            calibrate_method=CalibrationMethod.MinMax,
-            nodes_to_exclude=head_tail_nodes(source),
+            reduce_range=not full_range,  # 7-bit weights: no u8×s8 saturation on AVX2 CPUs without VNNI
+            calibrate_method=calibration[method],
+            nodes_to_exclude=excluded,
+            extra_options={"CalibPercentile": 99.999},
         )
     finally:
         prepared.unlink(missing_ok=True)
     metadata = source.with_suffix(".json")
     if metadata.is_file():
-        shutil.copyfile(metadata, target.with_suffix(".json"))
+        card = json.loads(metadata.read_text(encoding="utf-8"))
+        card["precision"] = "int8"
+        card["quantised"] = (
+            f"from {source.name}: static QDQ, {count} calibration crops, {method} ranges, "
+            f"{'8' if full_range else '7'}-bit weights"
+            + (", head outputs in float" if float_head_outputs else "")
+            + (f", float layers {', '.join(float_layers)}" if float_layers else "")
+        )
+        target.with_suffix(".json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     return target
 
 
@@ -112,6 +169,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("target", type=Path, help="int8 ONNX model to write")
     parser.add_argument("--images", nargs="+", required=True, help="calibration pictures or folders")
     parser.add_argument("--count", type=int, default=200, help="calibration crops (default 200)")
+    parser.add_argument(
+        "--method",
+        choices=("minmax", "percentile"),
+        default="minmax",
+        help="activation ranges (default minmax)",
+    )
+    parser.add_argument("--full-range", action="store_true", help="8-bit weights (VNNI or ARM dot products)")
+    parser.add_argument(
+        "--float-layer", action="append", default=[], metavar="model.N", help="keep this layer in float"
+    )
+    parser.add_argument(
+        "--float-head-outputs", action="store_true", help="keep the head's last convolutions in float"
+    )
     args = parser.parse_args(argv)
     try:
         if not args.source.is_file():
@@ -120,7 +190,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         images = [image for _, image in iter_images(collect_images(args.images), skipped)]
         if not images:
             raise UserError("no readable calibration pictures")
-        path = quantize_model(args.source, args.target, images, args.count)
+        path = quantize_model(
+            args.source,
+            args.target,
+            images,
+            args.count,
+            method=args.method,
+            full_range=args.full_range,
+            float_head_outputs=args.float_head_outputs,
+            float_layers=args.float_layer,
+        )
     except UserError as error:
         print(f"quantize: error: {error}", file=sys.stderr)
         return 2

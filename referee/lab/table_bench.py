@@ -67,7 +67,7 @@ from referee.table.pile import (
 )
 from referee.table.seats import SeatDirections
 from referee.table.session import pile_reader
-from referee.vision.options import add_detector_arguments, add_reader_arguments
+from referee.vision.options import add_detector_arguments, add_reader_arguments, model_from_args
 from referee.vision.reader import CardReader
 
 READERS = ("auto", "vision", "oracle")
@@ -399,10 +399,7 @@ def _reader_factory(args: argparse.Namespace) -> tuple[str, ReaderFactory]:
     """The reader the options ask for: a vision reader built once, or an oracle per video and zone."""
     choice = args.reader
     if choice == "auto":
-        from models import default_model_path
-
-        model = args.model or default_model_path()
-        choice = "vision" if Path(model).is_file() else "oracle"
+        choice = "vision" if model_from_args(args).is_file() else "oracle"
     if choice == "oracle":
         p = args.oracle_errors
         if not 0 <= p <= 1:

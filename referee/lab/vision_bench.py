@@ -8,7 +8,7 @@ budget the pile watcher has on the Pi — at the model's own input (``--imgsz`` 
 ``detector.pile_imgsz`` can set for the pile). ``cpu_ms`` is the calling thread's CPU time: on a busy
 machine it stays what the call costs, while the wall clock also counts waiting for a core.
 Latency does not depend on the weights, so a random-init export measures the same as the trained
-model; by default the shipped model (and its int8 twin, when present) is measured.
+model; by default the shipped model is measured in both precisions (float and int8).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.errors import UserError
-from referee.vision.options import add_detector_arguments
+from referee.vision.options import add_detector_arguments, model_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from models import QUANTISED_MODEL_FILE, default_model_path, model_file
+    from models import default_model_path
     from referee.vision.backends import available_backends, load_detector
     from referee.vision.corners import load_corner_check
     from referee.vision.glyphs import load_glyph_classifier
@@ -59,16 +59,17 @@ def run(args: argparse.Namespace) -> int:
         if backend not in installed:
             raise UserError(f"backend {backend!r} is not available here: choose from {', '.join(installed)}")
     crop = discard_zone_crop(args.image, args.crop)
-    model = args.model or default_model_path()
+    model = model_from_args(args)
     variants = [(backend, model) for backend in backends]
-    quantised = model_file(QUANTISED_MODEL_FILE)
-    if args.model is None and quantised.is_file() and "onnxruntime" in backends:
-        variants.append(("onnxruntime-int8", quantised))
+    twin = "float" if args.precision == "int8" else "int8"
+    other = default_model_path(twin)  # the shipped detector's other precision, timed beside it
+    if args.model is None and other != model and other.is_file() and "onnxruntime" in backends:
+        variants.append((f"onnxruntime-{twin}", other))
     print(f"crop {crop.shape[1]}x{crop.shape[0]}, threads={args.threads}, runs={args.runs}, model {model}")
     glyphs = load_glyph_classifier(threads=args.threads)
     corners = load_corner_check(threads=args.threads)
     for label, path in variants:
-        backend = label.removesuffix("-int8")
+        backend = label.removesuffix("-int8").removesuffix("-float")
         detector = load_detector(
             path, backend, imgsz=args.imgsz, conf=args.conf, iou=args.iou, threads=args.threads
         )

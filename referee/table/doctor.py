@@ -74,7 +74,7 @@ def _load_reader(config: RefereeConfig, profile: CalibrationProfile | None) -> R
     from referee.table.session import card_reader
 
     detector = config.detector
-    return card_reader(profile, detector.model, detector.backend, detector.threads)
+    return card_reader(profile, detector.model_path(), detector.backend, detector.threads)
 
 
 def _gpio_factory() -> Any:
@@ -306,10 +306,15 @@ def _check_model(
         times.append((devices.clock() - started) * 1000)
     latency = statistics.median(times)
     if latency > SLOW_READ_MS:
+        faster = (
+            'precision = "int8" or '
+            if config.detector.precision == "float" and not config.detector.model
+            else ""
+        )
         return Check(
             "model",
             False,
-            f"loads, but one read takes {latency:.0f} ms here: set [detector] pile_imgsz = 224 "
+            f"loads, but one read takes {latency:.0f} ms here: set [detector] {faster}pile_imgsz = 224 "
             "(docs/hardware.md §8)",
             fatal=False,
         )

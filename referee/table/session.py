@@ -293,7 +293,7 @@ def open_live_game(
         deck = config.vision.deck or (str(beside) if beside.is_file() else "")
         reader = card_reader(
             profile,
-            config.detector.model,
+            config.detector.model_path(),
             config.detector.backend,
             config.detector.threads,
             deck,
