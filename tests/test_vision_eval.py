@@ -19,7 +19,7 @@ from referee.lab.evaluate import (
     draw_card_errors,
     labelled_images,
 )
-from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
+from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS, SYMBOL_CLASSES
 from referee.vision.detection import Detection
 from referee.vision.reader import Card
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
@@ -221,6 +221,25 @@ def test_eval_command_on_a_rendered_scene(tmp_path, capsys):
     cards = json.loads((tmp_path / "report/report.json").read_text())["cards"]
     assert cards["overall"]["f1"] == 1.0 and cards["per_colour"]["green"]["recall"] == 1.0
     assert cards["multiset_f1_mean"] == 1.0
+    indices = sum(d.class_name in SYMBOL_CLASSES for d in pasted.detections)
+    assert cards["indices_found"] == {"whole, 24 px or more": {"labelled": indices, "found": 1.0}}
+    assert f"indices the detector found: whole, 24 px or more 1.000 ({indices})" in capsys.readouterr().out
+
+
+def test_indices_found_are_counted_by_cover_and_size():
+    """Where the detector's recall is lost: a covered index missed, a whole one found."""
+    evaluation = Evaluation()
+    small = (300, 300, 308, 310)
+    truth = (TruthCard("red-7", (A, B), (1.0, 0.5)), TruthCard("blue-2", (small,), (0.8,)))
+    evaluation.add_indices_found(truth, [detection(A, "1"), detection((400, 400, 420, 430), "2")])
+    found = evaluation.to_json()
+    assert "cards" not in found  # no card scored yet: the box counts ride with the card scores
+    evaluation.add_cards(truth, [card("red-7", A)])
+    assert evaluation.to_json()["cards"]["indices_found"] == {
+        "whole, 24 px or more": {"labelled": 1, "found": 1.0},  # found, whatever symbol it was read as
+        "partly covered, under 12 px": {"labelled": 1, "found": 0.0},
+        "mostly covered, 24 px or more": {"labelled": 1, "found": 0.0},
+    }
 
 
 def test_generator_sidecars_load(tmp_path):

@@ -1,6 +1,8 @@
 """``uno-referee eval FOLDER``: score the detector and the card reader on labelled pictures.
 
-A rendered dataset (``uno-referee dataset``) gives card-level scores too; a YOLO folder such as
+A rendered dataset (``uno-referee dataset``) gives card-level scores too, and the share of its
+labelled indices the detector found, by how much of each is covered and how big it is (where
+recall is lost: small and covered indices, not whole ones); a YOLO folder such as
 the shared Roboflow photos (add ``--roboflow`` for their class ids) gives symbol-level scores.
 Writes ``report.json`` and ``confusion.png`` into ``--report`` and prints a summary. A set dealt
 with a real deck's photographed faces (``dataset --faces``) is reported with that deck's name and
@@ -232,6 +234,14 @@ def summary(report: dict) -> str:
             f"({cards['cards_on_empty_images']} false cards); colour from {cards['colour_from']}",
             "card mistakes: " + ", ".join(f"{kind} {count}" for kind, count in cards["errors"].items()),
         ]
+        if cards.get("indices_found"):
+            lines.append(
+                "indices the detector found: "
+                + ", ".join(
+                    f"{condition} {row['found']:.3f} ({row['labelled']})"
+                    for condition, row in cards["indices_found"].items()
+                )
+            )
         weakest = sorted(
             (
                 (row["f1"], symbol, row)

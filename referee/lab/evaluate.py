@@ -60,10 +60,12 @@ EXAMPLES_PER_ERROR = 8
 
 @dataclass(frozen=True)
 class TruthCard:
-    """A card the reader should see: its name and its labelled index boxes."""
+    """A card the reader should see: its name and its labelled index boxes (with, for rendered
+    scenes, the share of each box left uncovered)."""
 
     name: str
     boxes: tuple[tuple[float, float, float, float], ...]
+    visible: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -220,13 +222,13 @@ def _rendered_split(folder: Path, split: str) -> list[LabelledImage]:
             image_path = folder / "images" / split / meta["image"]
             cards = []
             for card in meta["cards"]:
-                boxes = tuple(
-                    tuple(box["box"])
-                    for box in card["boxes"]
-                    if box["labelled"] and box["class_name"] in SYMBOL_CLASSES
-                )
-                if card["face_up"] and boxes:
-                    cards.append(TruthCard(card["name"], boxes))
+                labelled = [
+                    box for box in card["boxes"] if box["labelled"] and box["class_name"] in SYMBOL_CLASSES
+                ]
+                if card["face_up"] and labelled:
+                    boxes = tuple(tuple(box["box"]) for box in labelled)
+                    visible = tuple(float(box.get("visible", 1.0)) for box in labelled)
+                    cards.append(TruthCard(card["name"], boxes, visible))
             outlines = tuple(
                 tuple((float(x), float(y)) for x, y in card["polygon"])
                 for card in meta["cards"]
@@ -309,6 +311,21 @@ class Evaluation:
     card_errors: Counter = field(default_factory=Counter)  # CARD_ERRORS kind → count
     card_mistakes: Counter = field(default_factory=Counter)  # (true card, read card) → count
     error_examples: dict[str, list[str]] = field(default_factory=dict)  # kind → pictures
+    #: Labelled indices of rendered scenes, and those the detector found, by how much of each is
+    #: uncovered and how big it is (:func:`index_condition`): where the recall is lost.
+    indices_labelled: Counter = field(default_factory=Counter)
+    indices_found: Counter = field(default_factory=Counter)
+
+    def add_indices_found(self, truth: tuple[TruthCard, ...], detections: list[Detection]) -> None:
+        """Count each labelled index as found when a detection of any symbol overlaps it."""
+        found = np.asarray([d.box for d in detections], np.float64).reshape(-1, 4)
+        for card in truth:
+            for box, visible in zip(card.boxes, card.visible or (1.0,) * len(card.boxes), strict=True):
+                condition = index_condition(box, visible)
+                self.indices_labelled[condition] += 1
+                self.indices_found[condition] += (
+                    bool(len(found)) and box_iou(np.asarray(box), found).max() >= BOX_IOU
+                )
 
     def add_boxes(self, truth: tuple[tuple[int, tuple], ...], detections: list[Detection]) -> None:
         """Match detections to labelled boxes; fill the confusion matrix and the symbol counts."""
@@ -507,6 +524,15 @@ class Evaluation:
                     for (truth, read), count in self.card_mistakes.most_common(20)
                 ],
             }
+        if self.multiset_f1 and self.indices_labelled:
+            report["cards"]["indices_found"] = {
+                condition: {
+                    "labelled": self.indices_labelled[condition],
+                    "found": round(self.indices_found[condition] / self.indices_labelled[condition], 4),
+                }
+                for condition in INDEX_CONDITIONS
+                if self.indices_labelled[condition]
+            }
         if self.named_cards.truth:
             # One named card per photo, so each tally's recall (right / named) is its accuracy.
             report["named"] = {
@@ -544,6 +570,26 @@ def _colour(card: str) -> str:
     return colour if colour in COLOURS else WILD
 
 
+#: How a labelled index lies: wholly or partly uncovered, and its longer side in the picture.
+INDEX_CONDITIONS = tuple(
+    f"{cover}, {size}"
+    for cover in ("whole", "partly covered", "mostly covered")
+    for size in ("24 px or more", "12-24 px", "under 12 px")
+)
+
+
+def index_condition(box: tuple[float, float, float, float], visible: float) -> str:
+    """The :data:`INDEX_CONDITIONS` entry of an index box with this uncovered share.
+
+    >>> index_condition((0, 0, 10, 30), 1.0), index_condition((0, 0, 8, 11), 0.5)
+    ('whole, 24 px or more', 'mostly covered, under 12 px')
+    """
+    cover = "whole" if visible >= 0.99 else "partly covered" if visible >= 0.7 else "mostly covered"
+    side = max(box[2] - box[0], box[3] - box[1])
+    size = "24 px or more" if side >= 24 else "12-24 px" if side >= 12 else "under 12 px"
+    return f"{cover}, {size}"
+
+
 def evaluate(
     reader: CardReader,
     images: list[LabelledImage],
@@ -570,6 +616,8 @@ def evaluate(
         evaluation.images += 1
         evaluation.add_boxes(boxes, detections)
         if item.cards is not None:
+            if not true_boxes:
+                evaluation.add_indices_found(item.cards, detections)
             cards = reader.cards_from_detections(image, detections)
             mistakes = evaluation.add_cards(item.cards, cards, item.kind, item.outlines, str(item.path))
             if errors is not None and mistakes:
