@@ -57,7 +57,7 @@ def head_output_convs(model_path: Path) -> list[str]:
     """The last convolution of each head branch: the raw class scores and box distributions.
 
     Kept in float when asked (``float_head_outputs``): their outputs are logits whose small
-    differences decide a symbol, and the three layers are a sliver of the network's work."""
+    differences decide a symbol, and the six layers are a sliver of the network's work."""
     import onnx
 
     tail = set(head_tail_nodes(model_path))

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from hardware.camera import DEFAULT_SIZE
+from models import PRECISIONS, default_model_path
 from referee.errors import UserError
 from referee.rules.options import Rules
 
@@ -136,7 +137,7 @@ class DetectorConfig:
 
     backend: str = field(default="onnxruntime", metadata=_choices("onnxruntime", "opencv-dnn"))
     model: str = ""
-    precision: str = field(default="float", metadata=_choices("float", "int8"))
+    precision: str = field(default=PRECISIONS[0], metadata=_choices(*PRECISIONS))
     threads: int = field(default=2, metadata=_check(lambda v: 1 <= v <= 16, "between 1 and 16"))
     pile_imgsz: int = field(
         default=0,
@@ -148,11 +149,7 @@ class DetectorConfig:
 
     def model_path(self) -> str:
         """The detector file to load: ``model`` if set, else the shipped one in ``precision``."""
-        if self.model:
-            return self.model
-        from models import default_model_path
-
-        return str(default_model_path(self.precision))
+        return self.model or str(default_model_path(self.precision))
 
 
 @dataclass(frozen=True)

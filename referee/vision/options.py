@@ -31,10 +31,12 @@ def add_detector_arguments(parser: argparse.ArgumentParser, threads: int, backen
             default="onnxruntime",
             help="onnxruntime (default), opencv-dnn, or ultralytics if installed",
         )
+    from models import PRECISIONS
+
     parser.add_argument(
         "--precision",
-        choices=("float", "int8"),
-        default="float",
+        choices=PRECISIONS,
+        default=PRECISIONS[0],
         help="the shipped detector's weights: float (default) or int8 (faster on CPUs with 8-bit dot "
         "products; the model card gives its accuracy); ignored with --model",
     )
@@ -80,9 +82,9 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
 
 def model_from_args(args: argparse.Namespace) -> Path:
     """``--model``, else the shipped detector in ``--precision``."""
-    from models import default_model_path
+    from models import PRECISIONS, default_model_path
 
-    return args.model or default_model_path(getattr(args, "precision", "float"))
+    return args.model or default_model_path(getattr(args, "precision", PRECISIONS[0]))
 
 
 def detector_from_args(args: argparse.Namespace) -> Detector:
