@@ -229,14 +229,20 @@ def test_eval_command_on_a_rendered_scene(tmp_path, capsys):
 def test_indices_found_are_counted_by_cover_and_size():
     """Where the detector's recall is lost: a covered index missed, a whole one found."""
     evaluation = Evaluation()
-    small = (300, 300, 308, 310)
-    truth = (TruthCard("red-7", (A, B), (1.0, 0.5)), TruthCard("blue-2", (small,), (0.8,)))
-    evaluation.add_indices_found(truth, [detection(A, "1"), detection((400, 400, 420, 430), "2")])
+    small, narrow = (300, 300, 308, 310), (50, 150, 56, 180)
+    truth = (
+        TruthCard("red-7", (A, B), (1.0, 0.5)),
+        TruthCard("blue-2", (small,), (0.8,)),
+        TruthCard("green-1", (narrow,), (1.0,)),
+    )
+    # a narrow 1 boxed 2 px to the right (IoU 0.4): found, as a card's index counts at 0.3
+    detections = [detection(A, "1"), detection((400, 400, 420, 430), "2"), detection((52, 150, 60, 180), "1")]
+    evaluation.add_indices_found(truth, detections)
     found = evaluation.to_json()
     assert "cards" not in found  # no card scored yet: the box counts ride with the card scores
     evaluation.add_cards(truth, [card("red-7", A)])
     assert evaluation.to_json()["cards"]["indices_found"] == {
-        "whole, 24 px or more": {"labelled": 1, "found": 1.0},  # found, whatever symbol it was read as
+        "whole, 24 px or more": {"labelled": 2, "found": 1.0},  # found, whatever symbol it was read as
         "partly covered, under 12 px": {"labelled": 1, "found": 0.0},
         "mostly covered, 24 px or more": {"labelled": 1, "found": 0.0},
     }
