@@ -267,6 +267,40 @@ def test_a_wild_boxed_tightly_around_its_oval_is_still_a_wild(reader):
     assert [c.name for c in reader.cards_from_detections(canvas, hugging)] == ["wild"]
 
 
+def test_a_four_colour_wild_index_beside_the_big_oval_on_grey_is_a_wild(reader):
+    """On a photographed recent deck dealt onto lit tables, the wild's corner showed no black (the
+    light lifted it to grey) and the card's big four-colour oval reached into the field read around
+    the index: a wild read by the detector and the glyph classifier was dropped for want of a wild's
+    field. Its own glyph shows the four colours, which no coloured card's index does."""
+    canvas = table(260, 220)
+    card = paste(canvas, "wild", 30, 30, design="recent", height=160)
+    x1, y1, x2, y2 = card.outline
+    body = canvas[y1:y2, x1:x2]
+    body[body.max(axis=2) < 70] = (105, 100, 100)  # the black field, lifted to grey by the light
+    index = min(card.indices, key=lambda d: d.box[1])
+    bx1, by1, bx2, by2 = index.box
+    size = index.size
+    canvas[
+        round(by1 - 0.3 * size) : round(by2 + 0.6 * size), round(bx2 + 0.15 * size) : round(bx2 + 0.6 * size)
+    ] = (
+        40,
+        40,
+        200,
+    )  # the big oval's red quarter beside the index …
+    canvas[
+        round(by2 + 0.15 * size) : round(by2 + 0.6 * size), round(bx1 - 0.3 * size) : round(bx2 + 0.15 * size)
+    ] = (
+        40,
+        200,
+        230,
+    )  # … and its yellow one below
+    wild = [Detection(index.box, CLASS_NAMES.index("wild"), "wild", 0.9)]
+    assert [c.name for c in reader.cards_from_detections(canvas, wild)] == ["wild"]
+    # the four colours of the glyph are the evidence: a white glyph in the same place is no wild
+    canvas[round(by1) : round(by2), round(bx1) : round(bx2)] = (235, 235, 235)
+    assert reader.cards_from_detections(canvas, wild) == []
+
+
 @pytest.mark.parametrize("design", ["recent", "modern"])
 @pytest.mark.parametrize("misread_as", ["0", "8"])
 def test_a_four_colour_wild_index_read_as_a_numeral_is_a_wild(reader, design, misread_as):

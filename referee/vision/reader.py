@@ -456,6 +456,18 @@ class CardReader:
             replace(detection, class_id=other, class_name=CLASS_NAMES[other], score=float(belief[other]))
         )
 
+    def _shows_four_colours(self, fields: _Fields, detection: Detection) -> bool:
+        """Whether the glyph inside a box shows a wild's four print colours (at least three of them,
+        none dominant): no coloured card prints three colours in one index."""
+        settings = self.settings
+        votes = fields.votes(detection.box, 0.0)
+        if votes.coloured == 0 or math.sqrt(votes.total) < settings.four_colour_min_px:
+            return False
+        shares = np.asarray(votes.colours, np.float64) / votes.coloured
+        return bool(
+            (shares >= settings.four_colour_share).sum() >= 3 and shares.max() <= settings.four_colour_top
+        )
+
     def _four_colour_wild(
         self, fields: _Fields, detection: Detection, belief: np.ndarray | None
     ) -> _Index | None:
@@ -463,11 +475,7 @@ class CardReader:
         colours of a wild (no coloured card prints three colours in one index); None otherwise. Of
         the wild symbols in play, the one the box's belief gives most (a plain wild by default)."""
         settings = self.settings
-        votes = fields.votes(detection.box, 0.0)
-        if votes.coloured == 0 or math.sqrt(votes.total) < settings.four_colour_min_px:
-            return None
-        shares = np.asarray(votes.colours, np.float64) / votes.coloured
-        if (shares >= settings.four_colour_share).sum() < 3 or shares.max() > settings.four_colour_top:
+        if not self._shows_four_colours(fields, detection):
             return None
         # Around it, a wild's field (no print colour), not the edges of three coloured cards in a fan.
         if not self._field_without_print_colour(fields, detection):
@@ -494,8 +502,10 @@ class CardReader:
         self, fields: _Fields, detection: Detection, vouched: bool, sure: bool = False
     ) -> _Index | None:
         """A wild's index: a printed glyph (white, or the wild's four colours) on a black field. The
-        modern wild's glyph, a four-colour oval, fills its box: its black field lies further out.
-        ``sure``: the belief in the symbol is strong enough that a field of no card colour will do."""
+        modern wild's glyph, a four-colour oval, fills its box: its black field lies further out, and
+        may be narrow beside the card's big four-colour oval and lifted to grey by the light; a glyph
+        that shows the four colours itself needs no field. ``sure``: the belief in the symbol is
+        strong enough that a field of no card colour will do."""
         model, settings = self.colour_model, self.settings
         votes = fields.votes(detection.box, settings.field_margin)
         reading = model.read(votes)
@@ -513,7 +523,8 @@ class CardReader:
                 )
             )
         )
-        return _Index(detection, votes, None, "hue", 1.0) if (black or vouched) and printed else None
+        wild = black or vouched or self._shows_four_colours(fields, detection)
+        return _Index(detection, votes, None, "hue", 1.0) if wild and printed else None
 
     def _coloured_index(
         self, fields: _Fields, detection: Detection, colourblind: list[Detection]
