@@ -177,7 +177,10 @@ class ReaderSettings:
     #: rendered scenes (seed 99): 23 of 140 wild indices pass the colour and size tests, and 1 of
     #: 1,214 coloured ones (blurred glyphs where colours bleed); the Roboflow validation photos
     #: (seen): 59 of 64 wilds, 0 of 788 coloured. Without the field test the rule turned a skip and a
-    #: 2 where three cards' colours meet in a fan into wilds (seed 99); with it, no box there.
+    #: 2 where three cards' colours meet in a fan into wilds (seed 99); with it, no box there. A box
+    #: the detector and the glyph classifier already name a wild passes on these colour and size
+    #: tests alone (:meth:`CardReader._wild_index`): beside a recent print's big oval its field shows
+    #: print colour too.
     four_colour_top: float = 0.5
     four_colour_min_px: float = 14.0
 
