@@ -124,6 +124,12 @@ def test_missing_model_is_one_line(tmp_path):
     with pytest.raises(UserError, match=r"no detector model at .*nothing\.onnx.*--model PATH") as error:
         load_detector(tmp_path / "nothing.onnx")
     assert "\n" not in str(error.value)
+    # the int8 copy says how to make it, or how to do without it
+    with pytest.raises(
+        UserError, match=r'no int8 detector at .*quantize.*precision = "float", --precision float\)$'
+    ) as error:
+        load_detector(tmp_path / "uno_cards.int8.onnx")
+    assert "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize("backend", LEAN_BACKENDS)
