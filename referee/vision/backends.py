@@ -60,16 +60,17 @@ def _check_input_size(size: int) -> None:
 def _check_model_file(path: Path) -> None:
     from models import QUANTISED_MODEL_FILE
 
-    if not path.is_file() and path.name == QUANTISED_MODEL_FILE:
+    if path.is_file():
+        return
+    if path.name == QUANTISED_MODEL_FILE:
         raise UserError(
             f"no int8 detector at {path}: write it with `python -m referee.lab.quantize` "
             '(docs/hardware.md §8) or use the float one ([detector] precision = "float", --precision float)'
         )
-    if not path.is_file():
-        raise UserError(
-            f"no detector model at {path}: put the trained uno_cards.onnx there, "
-            "set UNO_REFEREE_MODEL, or pass --model PATH"
-        )
+    raise UserError(
+        f"no detector model at {path}: put the trained uno_cards.onnx there, "
+        "set UNO_REFEREE_MODEL, or pass --model PATH"
+    )
 
 
 def _unreadable_model(path: Path, error: Exception) -> UserError:

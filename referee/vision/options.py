@@ -22,6 +22,8 @@ TILING_CHOICES = ("auto", "always", "never")
 
 def add_detector_arguments(parser: argparse.ArgumentParser, threads: int, backend: bool = True) -> None:
     """``--model [--backend] --precision --conf --iou --imgsz --threads``."""
+    from models import PRECISIONS
+
     parser.add_argument(
         "--model", type=Path, help="detector ONNX file (default: the shipped model or $UNO_REFEREE_MODEL)"
     )
@@ -31,8 +33,6 @@ def add_detector_arguments(parser: argparse.ArgumentParser, threads: int, backen
             default="onnxruntime",
             help="onnxruntime (default), opencv-dnn, or ultralytics if installed",
         )
-    from models import PRECISIONS
-
     parser.add_argument(
         "--precision",
         choices=PRECISIONS,
