@@ -67,7 +67,10 @@ def check(config: GameConfig) -> None:
 # 1325, a player's own first UNO call taken as a shout at another who calls at once; 4224, a pass when
 # nothing is left to draw; 7030 and 1974, a re-flip owed (whole discard pile reshuffled) while a reveal
 # or colour is owed was dropped, or crashed the colour declaration; 2716, a re-flip owed when no card
-# is left to turn up blocked the game.
+# is left to turn up blocked the game. The last example, drawn by hypothesis in a test run: a 0 passed
+# every hand on (seven_o) and left two players holding one card each; both missed UNO, and the
+# referee penalised them in the order their windows opened, the simulator in seat order (now both
+# judge windows that pass together in seat order).
 @example(soak_config(9))
 @example(soak_config(11))
 @example(soak_config(1325))
@@ -75,6 +78,34 @@ def check(config: GameConfig) -> None:
 @example(soak_config(7030))
 @example(soak_config(1974))
 @example(soak_config(2716))
+@example(
+    GameConfig(
+        preset="langfassung",
+        overrides={
+            "custom_wild_playable": "anywhere",
+            "deck": "deck112",
+            "drawn_card": "may_play",
+            "extra_wild": "shuffle",
+            "false_catch_penalty": 1,
+            "first_card_action": "ignore",
+            "first_card_wild_draw4": "reshuffle",
+            "jump_in": False,
+            "match_by": "colour_number_symbol",
+            "misplay_penalty": 1,
+            "reshuffle_keep_top": True,
+            "round_end": "all_out",
+            "seven_o": True,
+            "target_score": 300,
+            "two_player_rules": True,
+            "uno_call_moment": "holding_one",
+            "voluntary_draw": False,
+            "wd4_legal_if": "no_active_colour",
+        },
+        players=10,
+        habits="default",
+        seed=2840882667,
+    )
+)
 @given(game_configs())
 @PROFILE
 def test_referee_agrees_with_the_simulated_table(config):

@@ -599,7 +599,7 @@ class Simulator:
         if not self._fresh:
             return
         trigger = self.rules.uno_penalty_trigger
-        for seat in list(self._fresh):
+        for seat in sorted(self._fresh):  # windows passing together: in seat order, as the referee judges
             if seat == actor:
                 continue
             self._fresh.remove(seat)

@@ -792,10 +792,12 @@ class Table:
     # ----------------------------------------------------------------------------------- UNO windows
 
     def _close_windows(self, actor: int) -> None:
-        """``actor`` begins a turn action: other players' fresh UNO windows pass (R28)."""
+        """``actor`` begins a turn action: other players' fresh UNO windows pass (R28). Windows that
+        pass together are judged in seat order, however they opened (a 0 passing every hand on
+        leaves several players holding one card at once)."""
         trigger = self._rules.uno_penalty_trigger
         still_fresh = []
-        for holder in self._fresh:
+        for holder in sorted(self._fresh):
             if self._uno[holder] != UNO_FRESH:
                 continue
             if holder == actor:
