@@ -302,6 +302,21 @@ def test_a_four_colour_wild_index_beside_the_big_oval_on_grey_is_a_wild(reader):
 
 
 @pytest.mark.parametrize("design", ["recent", "modern"])
+def test_a_wild_draw_four_whose_black_the_light_lifted_past_half_the_white_is_a_wild(reader, design):
+    """Glare and a phone's tone curve lifted a photographed deck's black to more than half the white
+    ink's lightness (criscard's faces on bright tables): the field, with no print colour in it, is
+    still a wild's. The old rule (grey at most half as light) dropped the card."""
+    canvas = table(260, 220, colour=(170, 172, 175))  # a bright table, lighter than the lifted black
+    card = paste(canvas, "wild-draw4", 30, 30, design=design, height=160)
+    x1, y1, x2, y2 = card.outline
+    body = canvas[y1:y2, x1:x2]
+    body[body.max(axis=2) < 70] = (122, 122, 122)  # 0.55 of the white ink's lightness (Lab)
+    assert [c.name for c in reader.cards_from_detections(canvas, card.detections)] == ["wild-draw4"]
+    half = CardReader(reader.detector, settings=replace(ReaderSettings(), wild_grey_lightness=0.5))
+    assert half.cards_from_detections(canvas, card.detections) == []
+
+
+@pytest.mark.parametrize("design", ["recent", "modern"])
 @pytest.mark.parametrize("misread_as", ["0", "8"])
 def test_a_four_colour_wild_index_read_as_a_numeral_is_a_wild(reader, design, misread_as):
     """On a photographed deck the wild's round four-colour index was read as a "0" and, its field

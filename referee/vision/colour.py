@@ -241,17 +241,19 @@ class ColourModel:
             int(counts.sum()),
         )
 
-    def dark_share(self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float) -> float:
-        """The share of pixels around ``box`` that are grey and at most half as light as the white
-        ink beside them: a wild card's black field, relative to the print's own white. A webcam that
-        brightens a dark picture makes that black a mid grey, which the absolute darkness of
-        :meth:`classify` no longer counts."""
+    def dark_share(
+        self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float, lightness: float = 0.5
+    ) -> float:
+        """The share of pixels around ``box`` that are grey and at most ``lightness`` × as light as
+        the white ink beside them: a wild card's black field, relative to the print's own white. A
+        webcam that brightens a dark picture makes that black a mid grey, which the absolute darkness
+        of :meth:`classify` no longer counts."""
         crop = field_crop(image_bgr, box, margin)
         if crop.size == 0:
             return 0.0
         lab = _to_lab(crop.reshape(-1, 3))
         white = float(np.percentile(lab[:, 0], 90))
-        grey = (_chroma(lab) < self.min_chroma) & (lab[:, 0] <= 0.5 * white)
+        grey = (_chroma(lab) < self.min_chroma) & (lab[:, 0] <= lightness * white)
         return float(grey.mean())
 
     def balanced(self, pixels_bgr: np.ndarray) -> np.ndarray:

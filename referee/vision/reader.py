@@ -126,6 +126,12 @@ class ReaderSettings:
     #: boxes read as wilds 0.16 at the 5th percentile (median 0.28), coloured cards' median 0.06.
     #: Only boxes the detector and the glyph classifier read as wilds are asked.
     wild_grey_share: float = 0.15
+    #: … "as light" meaning this share of the white ink's lightness at most. Glare and a phone's tone
+    #: curve lift a print's black further than half way on a bright table: chosen on seen data
+    #: (rendered seeds 98 and 99, the Roboflow photos), the smallest of 0.5, 0.6, 0.7, 0.8 that
+    #: takes every wild glyph of at least ``ink_visible_from`` px whose field shows no print colour
+    #: (0.5 took none of them). Smaller glyphs keep 0.5: blur mixes their ink into the field.
+    wild_grey_lightness: float = 0.6
     #: … where the field is not a card colour: a coloured card's field is mostly print colour (a wild's
     #: four-colour index fills at most a fifth of it).
     wild_max_coverage: float = 0.35
@@ -519,15 +525,23 @@ class CardReader:
             or max(reading.dark_share, field.dark_share) >= model.min_dark_share
             or (
                 field.coverage < settings.wild_max_coverage
-                and (
-                    sure
-                    or model.dark_share(fields.image, detection.box, settings.wild_field_margin)
-                    >= settings.wild_grey_share
-                )
+                and (sure or self._grey_share(fields, detection) >= settings.wild_grey_share)
             )
         )
         wild = black or vouched or self._shows_four_colours(fields, detection)
         return _Index(detection, votes, None, "hue", 1.0) if wild and printed else None
+
+    def _grey_share(self, fields: _Fields, detection: Detection) -> float:
+        """The share of a wild index's field grey enough for a lifted black: at most
+        :attr:`ReaderSettings.wild_grey_lightness` of the ink's lightness where the glyph is big
+        enough to show its ink, else the colour model's stricter half."""
+        settings = self.settings
+        lightness = (
+            {"lightness": settings.wild_grey_lightness} if detection.size >= settings.ink_visible_from else {}
+        )
+        return self.colour_model.dark_share(
+            fields.image, detection.box, settings.wild_field_margin, **lightness
+        )
 
     def _coloured_index(
         self, fields: _Fields, detection: Detection, colourblind: list[Detection]
