@@ -48,6 +48,11 @@ _LIGHT, _DARK, _OTHER = len(COLOURS), len(COLOURS) + 1, len(COLOURS) + 2
 _LUT_SHIFT = 2  # colour lookup table resolution: 256 >> 2 = 64 levels per channel
 
 
+#: A wild's black, lifted to grey by the camera, is at most this share of the white ink's lightness
+#: (:meth:`ColourModel.dark_share`).
+BLACK_LIGHTNESS = 0.5
+
+
 @dataclass(frozen=True)
 class ColourVotes:
     """Pixel counts around one index (or both indices of a card): evidence, not yet a decision."""
@@ -242,7 +247,7 @@ class ColourModel:
         )
 
     def dark_share(
-        self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float, lightness: float = 0.5
+        self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float, lightness: float = BLACK_LIGHTNESS
     ) -> float:
         """The share of pixels around ``box`` that are grey and at most ``lightness`` × as light as
         the white ink beside them: a wild card's black field, relative to the print's own white. A

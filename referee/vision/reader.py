@@ -41,7 +41,7 @@ from referee.vision.classes import (
     WILD_SYMBOLS,
     card_name,
 )
-from referee.vision.colour import BLACK, ColourModel, ColourVotes
+from referee.vision.colour import BLACK, BLACK_LIGHTNESS, ColourModel, ColourVotes
 from referee.vision.corners import CornerCheck
 from referee.vision.detection import Detection, box_overlap_of_smaller
 from referee.vision.glyphs import GlyphClassifier
@@ -536,11 +536,10 @@ class CardReader:
         :attr:`ReaderSettings.wild_grey_lightness` of the ink's lightness where the glyph is big
         enough to show its ink, else the colour model's stricter half."""
         settings = self.settings
-        lightness = (
-            {"lightness": settings.wild_grey_lightness} if detection.size >= settings.ink_visible_from else {}
-        )
+        big = detection.size >= settings.ink_visible_from
+        lightness = settings.wild_grey_lightness if big else BLACK_LIGHTNESS
         return self.colour_model.dark_share(
-            fields.image, detection.box, settings.wild_field_margin, **lightness
+            fields.image, detection.box, settings.wild_field_margin, lightness
         )
 
     def _coloured_index(
