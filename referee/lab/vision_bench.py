@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from models import default_model_path
+    from models import PRECISIONS, default_model_path
     from referee.vision.backends import available_backends, load_detector
     from referee.vision.corners import load_corner_check
     from referee.vision.glyphs import load_glyph_classifier
@@ -60,16 +60,16 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"backend {backend!r} is not available here: choose from {', '.join(installed)}")
     crop = discard_zone_crop(args.image, args.crop)
     model = model_from_args(args)
-    variants = [(backend, model) for backend in backends]
-    twin = "float" if args.precision == "int8" else "int8"
-    other = default_model_path(twin)  # the shipped detector's other precision, timed beside it
-    if args.model is None and other != model and other.is_file() and "onnxruntime" in backends:
-        variants.append((f"onnxruntime-{twin}", other))
+    variants = [(backend, backend, model) for backend in backends]  # label, backend, model file
+    if args.model is None and "onnxruntime" in backends:  # the shipped detector's other precisions
+        for precision in PRECISIONS:
+            other = default_model_path(precision)
+            if precision != args.precision and other != model and other.is_file():
+                variants.append((f"onnxruntime-{precision}", "onnxruntime", other))
     print(f"crop {crop.shape[1]}x{crop.shape[0]}, threads={args.threads}, runs={args.runs}, model {model}")
     glyphs = load_glyph_classifier(threads=args.threads)
     corners = load_corner_check(threads=args.threads)
-    for label, path in variants:
-        backend = label.removesuffix("-int8").removesuffix("-float")
+    for label, backend, path in variants:
         detector = load_detector(
             path, backend, imgsz=args.imgsz, conf=args.conf, iou=args.iou, threads=args.threads
         )
