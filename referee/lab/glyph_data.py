@@ -257,8 +257,10 @@ def build(
     workers: int,
     mine: Path | None = None,
     context: float = CONTEXT,
+    compress: bool = True,
 ) -> tuple[int, int]:
-    """Write the crop set; returns (rendered crops, real crops). ``mine``: crop this detector's boxes."""
+    """Write the crop set; returns (rendered crops, real crops). ``mine``: crop this detector's boxes;
+    ``compress`` False saves a big set in seconds rather than minutes (on a lease, not for keeping)."""
     with get_context("spawn").Pool(workers) as pool:
         if mine is None:
             parts = pool.map(_rendered, [(seed, i, size, context) for i in range(scenes)], chunksize=32)
@@ -280,7 +282,7 @@ def build(
     source = np.concatenate([np.zeros(rendered, np.uint8), np.ones(real, np.uint8)])
     out.parent.mkdir(parents=True, exist_ok=True)
     decks = np.array([deck_name(roboflow)] if roboflow is not None else [], dtype=str)
-    np.savez_compressed(
+    (np.savez_compressed if compress else np.savez)(
         out,
         crops=np.concatenate(crops),
         labels=np.concatenate(labels),
@@ -305,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--context", type=float, default=CONTEXT, help=f"crop side in box sides (default {CONTEXT})"
     )
+    parser.add_argument("--no-compress", action="store_true", help="save uncompressed (faster, larger)")
     args = parser.parse_args(argv)
     try:
         if args.roboflow is not None and not (args.roboflow / "train" / "images").is_dir():
@@ -312,7 +315,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.mine is not None and not args.mine.is_file():
             raise UserError(f"detector {args.mine} not found: pass an exported .onnx")
         rendered, real = build(
-            args.out, args.scenes, args.seed, args.size, args.roboflow, args.workers, args.mine, args.context
+            args.out,
+            args.scenes,
+            args.seed,
+            args.size,
+            args.roboflow,
+            args.workers,
+            args.mine,
+            args.context,
+            compress=not args.no_compress,
         )
     except UserError as error:
         print(f"glyph_data: error: {error}", file=sys.stderr)

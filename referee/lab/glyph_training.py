@@ -1,4 +1,4 @@
-"""Train the glyph classifier (:mod:`referee.vision.glyphs`) on CPU and export it to ONNX.
+"""Train the glyph classifier (:mod:`referee.vision.glyphs`) and export it to ONNX.
 
 A small convolutional network (about 0.2 M parameters) over the 40 px crops that
 :mod:`referee.lab.glyph_data` writes. It learns the detector's 22 classes plus "background", and an
@@ -8,7 +8,8 @@ turned by any multiple of 90° plus a little, as cards lie at any angle under th
 
 ``python -m referee.lab.glyph_training crops.npz --out models/uno_glyphs.onnx --minutes 20``
 (needs the ``train`` extra: torch). Minutes on this 2-core CPU, not hours: it runs beside a detector
-training.
+training. On a lent GPU (``--device cuda --workers 12``) the augmentation runs in worker processes
+and the same minutes hold many more epochs (``referee/lab/lease_glyphs.sh``).
 """
 
 from __future__ import annotations
@@ -144,11 +145,14 @@ def train(
     lr: float = 3e-3,
     checkpoint: Path | None = None,
     classes: int = len(GLYPH_CLASSES),
+    device: str = "cpu",
+    workers: int = 0,
 ):
     """Train for about ``minutes`` (cosine learning rate over the epochs that fit); returns the net.
     ``init``: a state dict of an earlier run, or an export, to continue from (with a new schedule
     and frozen batch norms); of a network with other classes, its features only.
-    ``checkpoint``: where to save the state dict after every epoch, so a stopped run is not lost."""
+    ``checkpoint``: where to save the state dict after every epoch, so a stopped run is not lost.
+    ``workers``: processes that augment the batches (0: in this process, as on the 2-core CPU)."""
     import torch
 
     torch.manual_seed(seed)
@@ -166,18 +170,24 @@ def train(
     # Background is the most common crop; weigh classes so that rare symbols count as much.
     counts = np.bincount(labels, minlength=classes).astype(np.float64)
     weights = torch.tensor((counts.sum() / np.maximum(counts, 1) / len(counts)) ** 0.5, dtype=torch.float32)
-    loss_fn = torch.nn.CrossEntropyLoss(weight=weights, label_smoothing=0.05)
     steps_per_epoch = math.ceil(len(crops) / batch)
     start = time.monotonic()
     step, total_steps = 0, None
     epoch = 0
+    net.to(device)
+    weights = weights.to(device)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=weights, label_smoothing=0.05)
     while True:
         order = rng.permutation(len(crops))
         net.train()
         if init is not None:
             _freeze_norms(net)
         seen, correct = 0, 0
-        for first in range(0, len(order), batch):
+        batches = _AugmentedBatches(crops, labels, order, batch, (seed, epoch))
+        loader = torch.utils.data.DataLoader(
+            batches, batch_size=None, shuffle=False, num_workers=workers, persistent_workers=False
+        )
+        for x, y in loader:
             if total_steps is None and step == 50:  # time 50 steps, then fit the schedule to the budget
                 per_step = (time.monotonic() - start) / 50
                 total_steps = max(steps_per_epoch, int(minutes * 60 / per_step))
@@ -187,24 +197,44 @@ def train(
                 )
             if total_steps is not None:
                 if step >= total_steps:
-                    return net
+                    return net.cpu()
                 for group in optimiser.param_groups:
                     group["lr"] = lr * 0.5 * (1 + math.cos(math.pi * step / total_steps))
-            index = order[first : first + batch]
-            x = torch.from_numpy(augment(crops[index], rng))
-            y = torch.from_numpy(labels[index])
+            x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
             logits, _ = net(x)
             loss = loss_fn(logits, y)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             step += 1
-            seen += len(index)
+            seen += len(y)
             correct += int((logits.argmax(1) == y).sum())
         epoch += 1
         log(f"epoch {epoch}: train accuracy {correct / seen:.3f}, {time.monotonic() - start:.0f} s")
         if checkpoint is not None:
-            torch.save(net.state_dict(), checkpoint)
+            torch.save({k: v.cpu() for k, v in net.state_dict().items()}, checkpoint)
+
+
+class _AugmentedBatches:
+    """The epoch's batches, augmented where they are loaded: in worker processes on a lent GPU, so
+    that the small network is not left waiting for the CPU. Each batch draws from its own seed (the
+    epoch's and its number), whichever process makes it."""
+
+    def __init__(
+        self, crops: np.ndarray, labels: np.ndarray, order: np.ndarray, batch: int, seed: tuple[int, int]
+    ) -> None:
+        self.crops, self.labels, self.seed = crops, labels, seed
+        self.parts = [order[first : first + batch] for first in range(0, len(order), batch)]
+
+    def __len__(self) -> int:
+        return len(self.parts)
+
+    def __getitem__(self, number: int):
+        import torch
+
+        index = self.parts[number]
+        rng = np.random.default_rng([*self.seed, number])
+        return torch.from_numpy(augment(self.crops[index], rng)), torch.from_numpy(self.labels[index])
 
 
 def export(net, out: Path, info: dict) -> None:
@@ -276,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="ONNX file to write")
     parser.add_argument("--minutes", type=float, default=20.0)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda on a lent GPU")
+    parser.add_argument("--workers", type=int, default=0, help="processes that augment batches (0: none)")
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--trained-on", default="", help="one line on the data, for the model's .json")
     parser.add_argument(
         "--corners", action="store_true", help="train the card-corner check (index or not) instead"
@@ -319,11 +353,15 @@ def main(argv: list[str] | None = None) -> int:
             crops[used],
             labels[used],
             args.minutes,
+            batch=args.batch,
             threads=args.threads,
+            seed=args.seed,
             init=args.init,
             lr=args.lr,
             checkpoint=args.out.with_suffix(".epoch.pt"),
             classes=len(names),
+            device=args.device,
+            workers=args.workers,
         )
     except UserError as error:  # a start that is not of this network
         print(f"glyph_training: error: {error}", file=sys.stderr)
