@@ -118,3 +118,22 @@ def test_training_from_a_start_that_is_no_classifier_is_one_line(tmp_path, capsy
     assert err.startswith(f"glyph_training: error: cannot read the classifier {damaged}")
     assert err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_batch_augmented_in_a_worker_process_is_the_batch_made_in_this_one() -> None:
+    torch = pytest.importorskip("torch")
+    from referee.lab.glyph_training import _AugmentedBatches
+
+    rng = np.random.default_rng(5)
+    crops = rng.integers(0, 256, (70, 40, 40, 3), dtype=np.uint8)
+    labels = np.arange(70) % 23
+    batches = _AugmentedBatches(crops, labels, rng.permutation(70), 16, (7, 2))
+    assert len(batches) == 5  # the last one short
+    loaded = list(torch.utils.data.DataLoader(batches, batch_size=None, num_workers=2))
+    for number, (x, y) in enumerate(loaded):
+        here_x, here_y = batches[number]
+        assert torch.equal(x, here_x) and torch.equal(y, here_y)
+    assert loaded[-1][1].shape == (6,)
+    assert not torch.equal(
+        loaded[0][0][:6], _AugmentedBatches(crops, labels, batches.order, 16, (8, 2))[0][0][:6]
+    )

@@ -187,10 +187,13 @@ def train(
         loader = torch.utils.data.DataLoader(
             batches, batch_size=None, shuffle=False, num_workers=workers, persistent_workers=False
         )
+        epoch_began, epoch_first_step = time.monotonic(), step
         for x, y in loader:
-            if total_steps is None and step == 50:  # time 50 steps, then fit the schedule to the budget
-                per_step = (time.monotonic() - start) / 50
-                total_steps = max(steps_per_epoch, int(minutes * 60 / per_step))
+            if step == 10:
+                warm = time.monotonic()  # the first steps also start the workers: not timed
+            if total_steps is None and step == 60:  # time 50 steps, then fit the schedule to the budget
+                per_step = (time.monotonic() - warm) / 50
+                total_steps = max(steps_per_epoch, int((minutes * 60 - (warm - start)) / per_step))
                 log(
                     f"{per_step * 1000:.0f} ms a step: {total_steps} steps "
                     f"({total_steps / steps_per_epoch:.1f} epochs)"
@@ -211,6 +214,10 @@ def train(
             correct += int((logits.argmax(1) == y).sum())
         epoch += 1
         log(f"epoch {epoch}: train accuracy {correct / seen:.3f}, {time.monotonic() - start:.0f} s")
+        if total_steps is not None:  # refit to the budget with a whole epoch's pace (workers' start too)
+            per_step = (time.monotonic() - epoch_began) / max(1, step - epoch_first_step)
+            left = minutes * 60 - (time.monotonic() - start)
+            total_steps = max(step + 1, step + int(left / per_step))
         if checkpoint is not None:
             torch.save({k: v.cpu() for k, v in net.state_dict().items()}, checkpoint)
 
@@ -223,7 +230,7 @@ class _AugmentedBatches:
     def __init__(
         self, crops: np.ndarray, labels: np.ndarray, order: np.ndarray, batch: int, seed: tuple[int, int]
     ) -> None:
-        self.crops, self.labels, self.seed = crops, labels, seed
+        self.crops, self.labels, self.order, self.seed = crops, labels, order, seed
         self.parts = [order[first : first + batch] for first in range(0, len(order), batch)]
 
     def __len__(self) -> int:

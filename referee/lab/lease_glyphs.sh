@@ -10,6 +10,8 @@ SEED=${SEED:-170}                 # rendered crops use SEED, mined crops SEED+1
 SCENES=${SCENES:-24000}           # rendered scenes to crop
 MINED=${MINED:-8000}              # scenes to mine the detector's boxes on
 DETECTOR=${DETECTOR:-models/uno_cards.onnx}
+INIT_A=${INIT_A:-}                 # A continues from this state (.pt) when set, else starts from scratch
+INIT_B=${INIT_B:-models/uno_glyphs.onnx}
 BUDGET=${BUDGET:-540}             # seconds for the whole script
 DEVICE=${DEVICE:-cuda}
 WORKERS=${WORKERS:-7}             # augmenting processes per training run
@@ -50,10 +52,10 @@ run() {  # NAME, then extra options
     --minutes "$MINUTES" --device "$DEVICE" --workers "$WORKERS" --batch "$BATCH" --threads 1 "$@" \
     > "$WORK/$name/train.log" 2>&1
 }
-run a --lr 3e-3 --seed 1 \
-  --trained-on "lease: rendered crops (seed $SEED, $SCENES scenes, Roboflow train) + detector boxes (seed $((SEED + 1)), $MINED scenes), from scratch" &
-run b --lr 1e-3 --seed 2 --init models/uno_glyphs.onnx \
-  --trained-on "lease: rendered crops (seed $SEED, $SCENES scenes, Roboflow train) + detector boxes (seed $((SEED + 1)), $MINED scenes), from the shipped weights" &
+run a --lr 3e-3 --seed 1 ${INIT_A:+--init "$INIT_A"} \
+  --trained-on "lease: rendered crops (seed $SEED, $SCENES scenes, Roboflow train) + detector boxes (seed $((SEED + 1)), $MINED scenes), from ${INIT_A:-scratch}" &
+run b --lr 1e-3 --seed 2 --init "$INIT_B" \
+  --trained-on "lease: rendered crops (seed $SEED, $SCENES scenes, Roboflow train) + detector boxes (seed $((SEED + 1)), $MINED scenes), from $INIT_B" &
 wait
 for name in a b; do echo "== $name"; grep -v "^epoch" "$WORK/$name/train.log" | tail -5; grep "^epoch" "$WORK/$name/train.log" | tail -2; done
 log "done"
