@@ -76,8 +76,9 @@ def test_a_photo_without_its_label_is_a_one_line_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-def test_the_lease_script_parses() -> None:
+@pytest.mark.parametrize("script", ["lease_train.sh", "lease_glyphs.sh"])
+def test_the_lease_scripts_parse(script: str) -> None:
     result = subprocess.run(
-        ["bash", "-n", str(REPO / "referee" / "lab" / "lease_train.sh")], capture_output=True, text=True
+        ["bash", "-n", str(REPO / "referee" / "lab" / script)], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr

@@ -11,6 +11,8 @@ The Pi runs ``referee/rules``, ``referee/vision``, ``referee/table``, ``hardware
 * :mod:`~referee.lab.evaluate` — ``uno-referee eval``: scores on labelled pictures, per deck;
 * :mod:`~referee.lab.training`, :mod:`~referee.lab.quantize` — the offline training recipe, int8 export;
 * :mod:`~referee.lab.lease` and ``lease_train.sh`` — the same training in one short call on a lent GPU.
+* :mod:`~referee.lab.glyph_data`, :mod:`~referee.lab.glyph_training` and ``lease_glyphs.sh`` — the glyph
+  classifier and corner check (second stage), on the CPU or in one call on a lent GPU.
 
 The card renderer that makes the training data is :mod:`referee.render`, also beside the runtime.
 """
