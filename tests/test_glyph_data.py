@@ -137,3 +137,24 @@ def test_a_batch_augmented_in_a_worker_process_is_the_batch_made_in_this_one() -
     assert not torch.equal(
         loaded[0][0][:6], _AugmentedBatches(crops, labels, batches.order, 16, (8, 2))[0][0][:6]
     )
+
+
+@pytest.mark.parametrize("device", ["gpu0", "cuda"])
+def test_a_device_this_machine_does_not_have_is_one_line(tmp_path, capsys, device: str) -> None:
+    torch = pytest.importorskip("torch")
+    if device == "cuda" and torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    from referee.lab import glyph_training
+
+    crops = tmp_path / "crops.npz"
+    np.savez(
+        crops,
+        crops=np.zeros((4, 40, 40, 3), np.uint8),
+        labels=np.zeros(4, np.int64),
+        decks_seen=np.array([], str),
+    )
+    out = tmp_path / "g.onnx"
+    assert glyph_training.main([str(crops), "--out", str(out), "--device", device]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"glyph_training: error: --device {device}") and err.count("\n") == 1
+    assert not out.exists()

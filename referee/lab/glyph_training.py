@@ -299,6 +299,18 @@ def _start_decks(init: Path) -> list[str]:
         raise UserError(f"{card} does not say which real decks {init} trained on ({error})") from None
 
 
+def _check_device(device: str) -> None:
+    """A torch device this machine has: a one-line error for a typo or a GPU that is not there."""
+    import torch
+
+    try:
+        kind = torch.device(device).type
+    except (RuntimeError, ValueError):
+        raise UserError(f"--device {device} is no torch device: use cpu or cuda") from None
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise UserError(f"--device {device}: this machine has no CUDA GPU: use --device cpu")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m referee.lab.glyph_training", description=__doc__.splitlines()[0]
@@ -341,6 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         labels = np.concatenate([label for _, label in parts])
         if args.corners:  # is there a card around the box: 0 an index, 1 anything else
             labels = (labels == BACKGROUND).astype(np.int64)
+        _check_device(args.device)
     except (UserError, OSError, KeyError, ValueError) as error:
         print(f"glyph_training: error: {error}", file=sys.stderr)
         return 2
