@@ -158,3 +158,38 @@ def test_a_device_this_machine_does_not_have_is_one_line(tmp_path, capsys, devic
     err = capsys.readouterr().err
     assert err.startswith(f"glyph_training: error: --device {device}") and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_an_index_mostly_covered_trains_as_background_and_a_half_covered_one_teaches_nothing() -> None:
+    from types import SimpleNamespace
+
+    from referee.lab.glyph_data import COVERED_VISIBLE, covered_boxes
+    from referee.render.compose import LabelBox
+
+    seven, star = CLASS_NAMES.index("7"), CLASS_NAMES.index("cb-star")
+    low, high = COVERED_VISIBLE
+    boxes = [
+        LabelBox(seven, (20.0, 20.0, 40.0, 50.0), 0.9, True),  # in view: labelled
+        LabelBox(seven, (120.0, 20.0, 140.0, 50.0), (low + high) / 2, False),  # mostly covered
+        LabelBox(seven, (60.0, 120.0, 80.0, 150.0), 0.55, False),  # about half: nothing certain
+        LabelBox(seven, (150.0, 150.0, 170.0, 180.0), low / 2, False),  # all but gone
+        LabelBox(star, (90.0, 20.0, 100.0, 30.0), (low + high) / 2, False),  # not an index
+    ]
+    cards = [SimpleNamespace(face_up=True, boxes=boxes), SimpleNamespace(face_up=False, boxes=boxes)]
+    covered = covered_boxes(cards)
+    assert [tuple(box) for box in covered] == [(120.0, 20.0, 140.0, 50.0)]
+
+    image = np.full((200, 200, 3), 90, np.uint8)
+    rows = [(seven, np.array(boxes[0].box))]
+    hidden = [np.array(box.box) for box in boxes[1:]]
+    found = [
+        np.array([21.0, 19.0, 41.0, 51.0]),  # the labelled 7
+        np.array([121.0, 22.0, 139.0, 36.0]),  # the visible part of the covered 7
+        np.array([61.0, 121.0, 79.0, 137.0]),  # the visible part of the half-covered 7
+    ]
+    labels = [label for _, label in mined_crops(image, rows, found, hidden, covered=covered)]
+    assert labels == [seven, BACKGROUND]
+    without = [label for _, label in _crops_of(image, rows, np.random.default_rng(0))]
+    rendered = [label for _, label in _crops_of(image, rows, np.random.default_rng(0), covered=covered)]
+    assert rendered.count(seven) == without.count(seven) == 1
+    assert rendered.count(BACKGROUND) == without.count(BACKGROUND) + 1

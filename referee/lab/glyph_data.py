@@ -36,7 +36,7 @@ import numpy as np
 from referee.errors import UserError
 from referee.lab.evaluate import labelled_images, yolo_boxes
 from referee.lab.provenance import deck_name
-from referee.vision.classes import CLASS_NAMES
+from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES
 from referee.vision.detection import box_iou, box_overlap_of_smaller
 from referee.vision.glyphs import BACKGROUND, CONTEXT, CROP_PX, glyph_crop
 from referee.vision.images import read_image
@@ -60,6 +60,14 @@ MINED_BACKGROUND_OVERLAP = 0.15
 MINED_INDEX_IOU = 0.5
 #: Mining looks below the reader's detection threshold: near misses are tomorrow's false cards.
 MINING_CONF = 0.08
+#: An index of which only this share shows (another card or a hand over the rest) is no index to
+#: read: too little of it to label, yet the detector boxes it and its symbol is mostly a guess (on
+#: rendered whole tables, 13 of 18 cards read off a card's unlabelled parts, 9 of them wrong). Its
+#: crops train as background. Between the upper bound and the label's threshold
+#: (:data:`referee.render.compose.MIN_VISIBLE`) an index teaches nothing certain and is left out.
+COVERED_VISIBLE = (0.1, 0.45)
+#: A detector box lying this much inside a covered index's box is a box on that index.
+MINED_COVERED_OVERLAP = 0.5
 
 
 def jittered(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -123,13 +131,28 @@ def centre_boxes(polygons: list[np.ndarray], rng: np.random.Generator) -> list[n
     return boxes
 
 
+def covered_boxes(cards: Iterable) -> list[np.ndarray]:
+    """The boxes of face-up cards' symbol indices that show only :data:`COVERED_VISIBLE` of themselves."""
+    low, high = COVERED_VISIBLE
+    return [
+        np.array(box.box, np.float64)
+        for card in cards
+        if card.face_up
+        for box in card.boxes
+        if not box.labelled and low <= box.visible < high and CLASS_NAMES[box.class_id] in SYMBOL_CLASSES
+    ]
+
+
 def _crops_of(
     image: np.ndarray,
     rows: list[tuple[int, np.ndarray]],
     rng: np.random.Generator,
     card_polygons: list[np.ndarray] = (),
     context: float = CONTEXT,
+    covered: list[np.ndarray] = (),
 ) -> Iterator[tuple[np.ndarray, int]]:
+    """Crops of the labelled indices ``rows`` (and of one end of the two-character ones), background
+    squares, cards' centre artwork, and the ``covered`` indices, as background."""
     labelled = np.asarray([box for _, box in rows]).reshape(-1, 4)
     for class_id, box in rows:
         yield glyph_crop(image, tuple(jittered(box, rng)), context), class_id
@@ -140,6 +163,8 @@ def _crops_of(
     for box in centre_boxes(list(card_polygons), rng):
         if not len(labelled) or box_iou(box, labelled).max() < 0.2:
             yield glyph_crop(image, tuple(box), context), BACKGROUND
+    for box in covered:
+        yield glyph_crop(image, tuple(jittered(box, rng)), context), BACKGROUND
 
 
 def _rendered(task: tuple[int, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -156,7 +181,8 @@ def _rendered(task: tuple[int, int, int, float]) -> tuple[np.ndarray, np.ndarray
         for card in scene.scene.cards
         if card.face_up and card.visible_fraction > 0.6
     ]
-    return _stacked(_crops_of(scene.image, rows, rng, polygons, context))
+    covered = covered_boxes(scene.scene.cards)
+    return _stacked(_crops_of(scene.image, rows, rng, polygons, context, covered))
 
 
 def _stacked(pairs: Iterable[tuple[np.ndarray, int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -173,11 +199,13 @@ def mined_crops(
     found: list[np.ndarray],
     hidden: list[np.ndarray] = (),
     context: float = CONTEXT,
+    covered: list[np.ndarray] = (),
 ) -> Iterator[tuple[np.ndarray, int]]:
     """Crops of a detector's boxes ``found`` (xyxy), labelled by the indices ``rows`` they cover:
-    background where they cover none, the index's class where they box it. Boxes in between (half
-    an index) and boxes on ``hidden`` indices (mostly covered, so not labelled) teach nothing certain
-    and are left out."""
+    background where they cover none, the index's class where they box it. A box on one of the
+    ``covered`` indices (:data:`COVERED_VISIBLE`) is background too. Boxes in between (half an index)
+    and boxes on other ``hidden`` indices (covered, but not that much, so not labelled either) teach
+    nothing certain and are left out."""
     labelled = np.asarray([box for _, box in rows]).reshape(-1, 4)
     every_index = np.concatenate([labelled, np.asarray(hidden, np.float64).reshape(-1, 4)])
     for box in found:
@@ -188,6 +216,8 @@ def mined_crops(
             yield glyph_crop(image, tuple(box), context), BACKGROUND
         elif len(labelled) and (overlap := box_iou(box, labelled)).max() >= MINED_INDEX_IOU:
             yield glyph_crop(image, tuple(box), context), rows[int(overlap.argmax())][0]
+        elif len(covered) and box_overlap_of_smaller(box, np.asarray(covered)).max() >= MINED_COVERED_OVERLAP:
+            yield glyph_crop(image, tuple(box), context), BACKGROUND
 
 
 _miner: dict[str, object] = {}  # the detector of a mining worker process, loaded once
@@ -209,7 +239,8 @@ def _mined(task: tuple[int, int, int, str, float]) -> tuple[np.ndarray, np.ndarr
     rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
     found = [np.array(d.box) for d in reader.detect(scene.image)]
     hidden = [np.array(b.box) for card in scene.scene.cards for b in card.boxes if not b.labelled]
-    return _stacked(mined_crops(scene.image, rows, found, hidden, context))
+    covered = covered_boxes(scene.scene.cards)
+    return _stacked(mined_crops(scene.image, rows, found, hidden, context, covered))
 
 
 def _mining_reader(model: Path):
