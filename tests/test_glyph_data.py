@@ -127,16 +127,15 @@ def test_a_batch_augmented_in_a_worker_process_is_the_batch_made_in_this_one() -
     rng = np.random.default_rng(5)
     crops = rng.integers(0, 256, (70, 40, 40, 3), dtype=np.uint8)
     labels = np.arange(70) % 23
-    batches = _AugmentedBatches(crops, labels, rng.permutation(70), 16, (7, 2))
+    order = rng.permutation(70)
+    batches = _AugmentedBatches(crops, labels, order, 16, (7, 2))
     assert len(batches) == 5  # the last one short
     loaded = list(torch.utils.data.DataLoader(batches, batch_size=None, num_workers=2))
     for number, (x, y) in enumerate(loaded):
         here_x, here_y = batches[number]
         assert torch.equal(x, here_x) and torch.equal(y, here_y)
     assert loaded[-1][1].shape == (6,)
-    assert not torch.equal(
-        loaded[0][0][:6], _AugmentedBatches(crops, labels, batches.order, 16, (8, 2))[0][0][:6]
-    )
+    assert not torch.equal(loaded[0][0][:6], _AugmentedBatches(crops, labels, order, 16, (8, 2))[0][0][:6])
 
 
 @pytest.mark.parametrize("device", ["gpu0", "cuda"])

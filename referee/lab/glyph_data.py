@@ -208,6 +208,7 @@ def mined_crops(
     nothing certain and are left out."""
     labelled = np.asarray([box for _, box in rows]).reshape(-1, 4)
     every_index = np.concatenate([labelled, np.asarray(hidden, np.float64).reshape(-1, 4)])
+    covered_index = np.asarray(covered, np.float64).reshape(-1, 4)
     for box in found:
         if not len(every_index) or (
             max(box_iou(box, every_index).max(), box_overlap_of_smaller(box, every_index).max())
@@ -216,7 +217,7 @@ def mined_crops(
             yield glyph_crop(image, tuple(box), context), BACKGROUND
         elif len(labelled) and (overlap := box_iou(box, labelled)).max() >= MINED_INDEX_IOU:
             yield glyph_crop(image, tuple(box), context), rows[int(overlap.argmax())][0]
-        elif len(covered) and box_overlap_of_smaller(box, np.asarray(covered)).max() >= MINED_COVERED_OVERLAP:
+        elif len(covered_index) and box_overlap_of_smaller(box, covered_index).max() >= MINED_COVERED_OVERLAP:
             yield glyph_crop(image, tuple(box), context), BACKGROUND
 
 

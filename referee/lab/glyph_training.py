@@ -230,7 +230,7 @@ class _AugmentedBatches:
     def __init__(
         self, crops: np.ndarray, labels: np.ndarray, order: np.ndarray, batch: int, seed: tuple[int, int]
     ) -> None:
-        self.crops, self.labels, self.order, self.seed = crops, labels, order, seed
+        self.crops, self.labels, self.seed = crops, labels, seed
         self.parts = [order[first : first + batch] for first in range(0, len(order), batch)]
 
     def __len__(self) -> int:
