@@ -11,7 +11,7 @@ import pytest
 
 from referee.cli import main
 from referee.errors import UserError
-from referee.lab.evaluate import Evaluation, TruthCard, card_photos
+from referee.lab.evaluate import Evaluation, TruthCard, card_photos, turned_photo
 from referee.render.cards import render_card
 from referee.vision.reader import Card
 
@@ -78,3 +78,35 @@ def test_bad_labels_are_one_line_errors(tmp_path):
     with pytest.raises(UserError) as caught:
         card_photos(folder)
     assert "missing.jpg" in str(caught.value)
+
+
+def test_a_deck_is_scored_at_each_turn_apart(tmp_path, capsys):
+    deck = _deck_folder(tmp_path, "some-unseen-deck")
+    report = tmp_path / "report"
+    code = main(["eval", "--real", str(deck), "--turns", "0,90,30", "--report", str(report)])
+    assert code == 0
+    out = capsys.readouterr().out
+    for turn in (0, 90, 30):
+        assert f"some-unseen-deck turned {turn}° (unseen: leave-one-deck-out), 5 photos" in out
+    decks = json.loads((report / "decks.json").read_text())["decks"]
+    assert [deck["turn"] for deck in decks.values()] == [0, 90, 30]
+    assert all(deck["top1_accuracy"] >= 0.8 for deck in decks.values())  # rendered modern cards
+
+
+def test_a_turned_photo_keeps_all_of_the_card():
+    photo = np.full((60, 40, 3), 200, np.uint8)
+    photo[5:55, 5:35] = (0, 0, 255)  # the card: red, all of it inside the photo
+    for turn in (45, 90, 135, 200):
+        turned = turned_photo(photo, turn)
+        red = (turned[..., 2] > 150) & (turned[..., 0] < 100)
+        assert red.sum() == pytest.approx(50 * 30, rel=0.08)  # nothing of the card cut off
+        assert tuple(turned[0, 0]) == (200, 200, 200)  # the canvas is the photo's edge colour
+    assert np.array_equal(turned_photo(photo, 360), photo)
+
+
+def test_turns_are_for_one_card_photos_only(tmp_path, capsys):
+    assert main(["eval", "--real", str(tmp_path), "--turns", "ninety"]) != 0
+    assert "argument --turns: invalid" in capsys.readouterr().err
+    assert main(["eval", str(tmp_path), "--turns", "90"]) != 0
+    error = capsys.readouterr().err.strip()
+    assert "--turns is for real decks" in error and "\n" not in error

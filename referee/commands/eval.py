@@ -43,6 +43,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "or a YOLO folder of photos with a names file after the colon; each deck is marked seen or "
         "unseen by the models, and only unseen decks count as leave-one-deck-out figures",
     )
+    parser.add_argument(
+        "--turns",
+        type=_turns,
+        default=(0,),
+        metavar="DEGREES",
+        help="with --real one-card photos: read each photo turned by each of these angles too "
+        "(comma-separated degrees, e.g. 0,90,180,270; default 0): cards lie at any angle on a table, "
+        "and each (deck, turn) is scored apart",
+    )
     parser.add_argument("--split", default="val", help="split of a rendered dataset (default val)")
     parser.add_argument(
         "--roboflow", action="store_true", help="labels use the shared Roboflow set's class ids"
@@ -76,6 +85,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def _turns(text: str) -> tuple[int, ...]:
+    """``--turns``: whole degrees, comma-separated (argparse turns a ValueError into one line)."""
+    turns = tuple(int(part) for part in text.split(",") if part.strip())
+    if not turns:
+        raise ValueError("no angle")
+    return turns
+
+
 def run(args: argparse.Namespace) -> int:
     import cv2
 
@@ -86,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.real:
         return run_per_deck(args)
+    if args.turns != (0,):
+        raise UserError("--turns is for real decks of one-card photos: give them with --real FOLDER")
     if args.folder is None:
         raise UserError("name a labelled folder, or real decks with --real FOLDER")
     if not args.folder.is_dir():
@@ -142,6 +161,8 @@ def decks_seen(reader: CardReader) -> set[str]:
 def run_per_deck(args: argparse.Namespace) -> int:
     """Score each ``--real`` deck apart: top-1, symbol and colour accuracy, doubled and missed cards,
     the worst card; a deck the detector or the glyph classifier trained on is marked *seen*."""
+    from dataclasses import replace
+
     from referee.errors import UserError
     from referee.lab.evaluate import evaluate, labelled_images
     from referee.lab.provenance import deck_name
@@ -158,11 +179,18 @@ def run_per_deck(args: argparse.Namespace) -> int:
         images = labelled_images(folder, args.split, args.roboflow, Path(names) if names else None)[
             : args.limit
         ]
-        named = evaluate(reader, images, tiles_from_args(args)).to_json().get("named")
-        if named is None:
-            raise UserError(f"{spec}: no named cards to score (give a labels.jsonl folder or a names file)")
+        if args.turns != (0,) and any(image.named is None or image.named.boxes for image in images):
+            raise UserError(f"{spec}: --turns needs one-card photos named in labels.jsonl")
         name = deck_name(folder)
-        decks[name] = {"folder": str(folder), "seen": name in seen_by_models, **named}
+        for turn in args.turns:
+            turned = [replace(image, turn=turn) for image in images]
+            named = evaluate(reader, turned, tiles_from_args(args)).to_json().get("named")
+            if named is None:
+                raise UserError(
+                    f"{spec}: no named cards to score (give a labels.jsonl folder or a names file)"
+                )
+            entry = name if args.turns == (0,) else f"{name} turned {turn}°"
+            decks[entry] = {"folder": str(folder), "seen": name in seen_by_models, "turn": turn, **named}
     unseen = [deck for deck in decks.values() if not deck["seen"]]
     report = {
         "model": str(reader.detector.info.path),

@@ -92,6 +92,7 @@ class LabelledImage:
     named: TruthCard | None = None  # a real photo's card named by hand, at its first labelled index
     kind: str | None = None  # a rendered scene's kind: discard, table, fan, negative
     outlines: tuple[tuple[tuple[float, float], ...], ...] = ()  # a scene's card outlines, any side up
+    turn: int = 0  # a one-card photo is read turned by this many degrees anticlockwise (:func:`turned_photo`)
 
     def boxes(self, width: int, height: int) -> tuple[tuple[int, tuple[float, float, float, float]], ...]:
         """The labelled boxes as (class id, xyxy) in the pixels of a ``width`` × ``height`` picture."""
@@ -611,6 +612,10 @@ def evaluate(
     evaluation = Evaluation()
     for item in images:
         image = read_image(item.path)
+        if item.turn:
+            if item.named is None or item.named.boxes:
+                raise UserError(f"{item.path}: only one-card photos (labels.jsonl) can be read turned")
+            image = turned_photo(image, item.turn)
         boxes = item.boxes(image.shape[1], image.shape[0])
         if true_boxes:
             detections = [Detection(box, class_id, CLASS_NAMES[class_id], 1.0) for class_id, box in boxes]
@@ -637,6 +642,30 @@ def evaluate(
         if progress is not None:
             progress(evaluation.images)
     return evaluation
+
+
+def turned_photo(image: np.ndarray, degrees: int) -> np.ndarray:
+    """A photo turned anticlockwise by ``degrees``, nothing of it cut off: quarter turns exactly; other
+    angles on a canvas of the photo's own edge colour (its median border pixel), so the card lies at
+    that angle on what it was photographed on, as a user's photo of a card laid askew would show it.
+
+    >>> photo = np.zeros((40, 20, 3), np.uint8)
+    >>> turned_photo(photo, 90).shape, turned_photo(photo, 45).shape
+    ((20, 40, 3), (45, 45, 3))
+    """
+    quarter = {90: cv2.ROTATE_90_COUNTERCLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_CLOCKWISE}
+    degrees %= 360
+    if degrees == 0:
+        return image
+    if degrees in quarter:
+        return cv2.rotate(image, quarter[degrees])
+    height, width = image.shape[:2]
+    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    edge = tuple(float(v) for v in np.median(border, axis=0))
+    side = int(np.ceil(np.hypot(height, width)))
+    turn = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0)
+    turn[:, 2] += ((side - width) / 2, (side - height) / 2)
+    return cv2.warpAffine(image, turn, (side, side), flags=cv2.INTER_LINEAR, borderValue=edge)
 
 
 #: Pen (BGR) per kind of card mistake in :func:`draw_card_errors`.
