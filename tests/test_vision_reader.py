@@ -19,7 +19,7 @@ from referee.render.cards import render_card
 from referee.rules.options import Rules
 from referee.vision.backends import load_detector
 from referee.vision.classes import CLASS_NAMES, COLOURS, symbols_in_play
-from referee.vision.colour import BLACK, ColourModel, field_crop
+from referee.vision.colour import BLACK, ColourModel, field_crop, white_gains_at
 from referee.vision.detection import Detection, box_iou
 from referee.vision.glyphs import GLYPH_CLASSES, GlyphReadings
 from referee.vision.reader import CardReader, ReaderSettings
@@ -547,6 +547,31 @@ def test_the_cards_white_border_balances_where_its_ink_cannot():
     assert model.read(model.votes(image, index)).colour == "yellow"
     alone = np.ascontiguousarray(field_crop(image, index, 0.2))  # the same pixels, nothing around them
     assert model.read(model.votes(alone, (0, 0, alone.shape[1], alone.shape[0]), 0.0)).colour == "green"
+
+
+def test_an_index_with_no_white_of_its_own_borrows_the_lamp_of_another(reader):
+    """The same cool-lit pale yellow, turned so that no border lies near one index (criscard's
+    Yellow_069 photographed askew): that index alone reads green; beside an index of the same
+    picture whose border is a white reference, it is balanced with that one's light: yellow."""
+    image = np.full((300, 200, 3), (45, 40, 110), np.uint8)  # a dark red cloth
+    cv2.rectangle(image, (10, 10), (189, 289), (245, 216, 171), -1)  # the border, bluish white
+    cv2.rectangle(image, (18, 18), (181, 281), (128, 181, 177), -1)  # the cool-lit yellow field
+    # Mid-field, the bluish ink stands out too little from the field to be a white reference.
+    for x, y, ink in ((26, 50, (228, 193, 161)), (100, 200, (220, 218, 150))):
+        cv2.putText(image, "2", (x, y), cv2.FONT_HERSHEY_SIMPLEX, 1.0, ink, 3, cv2.LINE_AA)
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    by_the_border = Detection((24, 26, 46, 52), CLASS_NAMES.index("2"), "2", 0.9)
+    mid_field = Detection((98, 176, 120, 202), CLASS_NAMES.index("2"), "2", 0.9)
+    assert white_gains_at(image, mid_field.box) is None
+    assert [card.name for card in reader.cards_from_detections(image, [mid_field])] == ["green-2"]
+    both = reader.cards_from_detections(image, [by_the_border, mid_field])
+    assert {card.name for card in both} == {"yellow-2"}
+    assert any(mid_field in card.indices for card in both)  # read, and read yellow
+    unbalanced = reader.with_colours(ColourModel(auto_white=False))  # borrows nothing: balances nothing
+    assert not any(
+        mid_field in card.indices and card.name == "yellow-2"
+        for card in unbalanced.cards_from_detections(image, [by_the_border, mid_field])
+    )
 
 
 def test_black_field_reads_black():

@@ -221,19 +221,34 @@ class ColourModel:
         labels = self.classify(_to_lab(grid.astype(np.uint8)))
         return labels.astype(np.uint8).reshape((levels,) * 3)
 
-    def field(self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray:
+    def field(
+        self,
+        image_bgr: np.ndarray,
+        box: tuple[float, ...],
+        margin: float = 0.2,
+        light: np.ndarray | None = None,
+    ) -> np.ndarray:
         """The pixels of ``box`` grown by ``margin`` of its longer side, as this model compares them.
 
         Balanced to the index's own white ink; where that ink is no reference (too pale a field
         beside it, a bluish ink on a washed-out yellow), to the white around it, the card's border
-        within :data:`WHITE_REFERENCE_MARGIN`. Calibration samples fields the same way."""
+        within :data:`WHITE_REFERENCE_MARGIN`; where neither is, with the gains ``light`` (the same
+        lamp measured at another index, :func:`white_gains_at`). Calibration samples fields the
+        same way."""
         if self.auto_white:
-            return balanced_field(image_bgr, box, margin)
+            return balanced_field(image_bgr, box, margin, light)
         return field_crop(image_bgr, box, margin)
 
-    def votes(self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> ColourVotes:
-        """Count the pixels in ``box`` grown by ``margin`` of its longer side (the index and its field)."""
-        crop = self.field(image_bgr, box, margin)
+    def votes(
+        self,
+        image_bgr: np.ndarray,
+        box: tuple[float, ...],
+        margin: float = 0.2,
+        light: np.ndarray | None = None,
+    ) -> ColourVotes:
+        """Count the pixels in ``box`` grown by ``margin`` of its longer side (the index and its field);
+        ``light``: gains for a field with no white of its own (:meth:`field`)."""
+        crop = self.field(image_bgr, box, margin, light)
         if crop.size == 0:
             return ColourVotes()
         levels = (crop >> _LUT_SHIFT).reshape(-1, 3).astype(np.int32)
@@ -321,14 +336,32 @@ def field_crop(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.
     return image_bgr[top:bottom, left:right]
 
 
-def balanced_field(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray:
-    """:func:`field_crop` balanced to the index's white ink, or else to the white around it (a new
-    array; a calibration or deck sample is taken so, as :meth:`ColourModel.votes` reads)."""
+def balanced_field(
+    image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2, light: np.ndarray | None = None
+) -> np.ndarray:
+    """:func:`field_crop` balanced to the index's white ink, or else to the white around it, or else
+    with the gains ``light`` (a new array; a calibration or deck sample is taken so, as
+    :meth:`ColourModel.votes` reads)."""
     crop = field_crop(image_bgr, box, margin)
     if crop.size == 0:
         return crop
     reference = field_crop(image_bgr, box, max(margin, WHITE_REFERENCE_MARGIN))
-    return _balance_to_white(crop, reference=reference)
+    return _balance_to_white(crop, reference=reference, light=light)
+
+
+def white_gains_at(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray | None:
+    """The gains that balance the field around ``box`` (its ink's white, else its card border's
+    within :data:`WHITE_REFERENCE_MARGIN`), or None where neither is a white reference: the light of
+    the lamp at that index, which another index of the same picture without a white of its own can
+    borrow (a pale yellow field under a warm lamp, whose ink no longer stands out from it)."""
+    crop = field_crop(image_bgr, box, margin)
+    if crop.size == 0:
+        return None
+    gains = _white_gains(crop)
+    if gains is None:
+        reference = field_crop(image_bgr, box, max(margin, WHITE_REFERENCE_MARGIN))
+        gains = _white_gains(reference) if reference.size else None
+    return gains
 
 
 #: White ink is scaled to this level; the default centres were measured with white ink about here.
@@ -339,12 +372,17 @@ WHITE_LEVEL = 240.0
 WHITE_REFERENCE_MARGIN = 0.6
 
 
-def _balance_to_white(crop_bgr: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
+def _balance_to_white(
+    crop_bgr: np.ndarray, reference: np.ndarray | None = None, light: np.ndarray | None = None
+) -> np.ndarray:
     """The crop with its brightest tenth (the index's white ink) scaled to neutral ``WHITE_LEVEL``;
-    where that is no white reference, with the gains ``reference`` (pixels around it) gives."""
+    where that is no white reference, with the gains ``reference`` (pixels around it) gives; where
+    that is none either, with the gains ``light``."""
     gains = _white_gains(crop_bgr)
     if gains is None and reference is not None and reference.size:
         gains = _white_gains(reference)
+    if gains is None:
+        gains = light
     if gains is None:
         return crop_bgr
     pixels = crop_bgr.reshape(-1, 3).astype(np.float32)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -41,7 +41,7 @@ from referee.vision.classes import (
     WILD_SYMBOLS,
     card_name,
 )
-from referee.vision.colour import BLACK, BLACK_LIGHTNESS, ColourModel, ColourVotes
+from referee.vision.colour import BLACK, BLACK_LIGHTNESS, ColourModel, ColourVotes, white_gains_at
 from referee.vision.corners import CornerCheck
 from referee.vision.detection import Detection, box_overlap_of_smaller
 from referee.vision.glyphs import GlyphClassifier
@@ -313,7 +313,9 @@ class CardReader:
         """Colour, verify, pair: the part of :meth:`read` after the network."""
         vouched: set[tuple[float, float, float, float]] = set()
         beliefs: dict[tuple[float, float, float, float], np.ndarray] = {}
-        fields = _Fields(image_bgr, self.colour_model)
+        fields = _Fields(
+            image_bgr, self.colour_model, [d.box for d in detections if d.class_name in SYMBOL_CLASSES]
+        )
         if self.corners is not None:
             detections = self._on_cards(image_bgr, detections)
         if self.glyphs is not None:
@@ -755,18 +757,43 @@ def _glyph_patch(grey: np.ndarray, box: tuple[float, float, float, float]) -> np
 class _Fields:
     """The colour votes around the boxes of one picture, each counted once: the learnt deck asks
     for a box's field kind, the index test for its colour, and a contradicted symbol for the other
-    kind's test, all of the same few pixels."""
+    kind's test, all of the same few pixels.
 
-    def __init__(self, image_bgr: np.ndarray, model: ColourModel) -> None:
+    A field with no white of its own to balance to (a pale yellow under a warm lamp: its ink no
+    longer stands out) borrows the light measured at the nearest of ``boxes`` that has one: one
+    lamp lights the picture, and a field left unbalanced reads that lamp's cast as a print colour
+    (yellow as green)."""
+
+    def __init__(self, image_bgr: np.ndarray, model: ColourModel, boxes: Sequence[Box] = ()) -> None:
         self.image = image_bgr
         self._model = model
+        self._boxes = list(dict.fromkeys(boxes))
         self._votes: dict[tuple[Box, float], ColourVotes] = {}
+        self._gains: dict[Box, np.ndarray | None] = {}
 
     def votes(self, box: Box, margin: float) -> ColourVotes:
         key = (box, margin)
         if key not in self._votes:
-            self._votes[key] = self._model.votes(self.image, box, margin)
+            self._votes[key] = self._model.votes(self.image, box, margin, self._borrowed_light(box))
         return self._votes[key]
+
+    def _own_light(self, box: Box) -> np.ndarray | None:
+        if box not in self._gains:
+            self._gains[box] = white_gains_at(self.image, box)
+        return self._gains[box]
+
+    def _borrowed_light(self, box: Box) -> np.ndarray | None:
+        """The gains of the nearest other box with a white of its own; None where this box has one
+        (its own is used), the model balances nothing, or no box has one."""
+        if not self._model.auto_white or self._own_light(box) is not None:
+            return None
+        centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        lit = [
+            (math.dist(centre, ((other[0] + other[2]) / 2, (other[1] + other[3]) / 2)), gains)
+            for other in self._boxes
+            if other != box and (gains := self._own_light(other)) is not None
+        ]
+        return min(lit, key=lambda pair: pair[0])[1] if lit else None
 
 
 class _GlyphPatches:
