@@ -345,8 +345,8 @@ def balanced_field(
     crop = field_crop(image_bgr, box, margin)
     if crop.size == 0:
         return crop
-    reference = field_crop(image_bgr, box, max(margin, WHITE_REFERENCE_MARGIN))
-    return _balance_to_white(crop, reference=reference, light=light)
+    gains = white_gains_at(image_bgr, box, margin)
+    return _scaled(crop, gains if gains is not None else light)
 
 
 def white_gains_at(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray | None:
@@ -359,8 +359,7 @@ def white_gains_at(image_bgr: np.ndarray, box: tuple[float, ...], margin: float 
         return None
     gains = _white_gains(crop)
     if gains is None:
-        reference = field_crop(image_bgr, box, max(margin, WHITE_REFERENCE_MARGIN))
-        gains = _white_gains(reference) if reference.size else None
+        gains = _white_gains(field_crop(image_bgr, box, max(margin, WHITE_REFERENCE_MARGIN)))
     return gains
 
 
@@ -372,17 +371,14 @@ WHITE_LEVEL = 240.0
 WHITE_REFERENCE_MARGIN = 0.6
 
 
-def _balance_to_white(
-    crop_bgr: np.ndarray, reference: np.ndarray | None = None, light: np.ndarray | None = None
-) -> np.ndarray:
-    """The crop with its brightest tenth (the index's white ink) scaled to neutral ``WHITE_LEVEL``;
-    where that is no white reference, with the gains ``reference`` (pixels around it) gives; where
-    that is none either, with the gains ``light``."""
-    gains = _white_gains(crop_bgr)
-    if gains is None and reference is not None and reference.size:
-        gains = _white_gains(reference)
-    if gains is None:
-        gains = light
+def _balance_to_white(crop_bgr: np.ndarray) -> np.ndarray:
+    """The crop with its brightest tenth (the index's white ink) scaled to neutral ``WHITE_LEVEL``,
+    where that is a white reference (:func:`_white_gains`)."""
+    return _scaled(crop_bgr, _white_gains(crop_bgr))
+
+
+def _scaled(crop_bgr: np.ndarray, gains: np.ndarray | None) -> np.ndarray:
+    """The crop scaled channel by channel by ``gains`` (None: as it is)."""
     if gains is None:
         return crop_bgr
     pixels = crop_bgr.reshape(-1, 3).astype(np.float32)
