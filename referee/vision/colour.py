@@ -21,7 +21,7 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -226,15 +226,15 @@ class ColourModel:
         image_bgr: np.ndarray,
         box: tuple[float, ...],
         margin: float = 0.2,
-        light: np.ndarray | None = None,
+        light: Callable[[], np.ndarray | None] | None = None,
     ) -> np.ndarray:
         """The pixels of ``box`` grown by ``margin`` of its longer side, as this model compares them.
 
         Balanced to the index's own white ink; where that ink is no reference (too pale a field
         beside it, a bluish ink on a washed-out yellow), to the white around it, the card's border
-        within :data:`WHITE_REFERENCE_MARGIN`; where neither is, with the gains ``light`` (the same
-        lamp measured at another index, :func:`white_gains_at`). Calibration samples fields the
-        same way."""
+        within :data:`WHITE_REFERENCE_MARGIN`; where neither is, with the gains ``light()`` gives
+        (the same lamp measured at another index, :func:`white_gains_at`; asked only then).
+        Calibration samples fields the same way."""
         if self.auto_white:
             return balanced_field(image_bgr, box, margin, light)
         return field_crop(image_bgr, box, margin)
@@ -244,7 +244,7 @@ class ColourModel:
         image_bgr: np.ndarray,
         box: tuple[float, ...],
         margin: float = 0.2,
-        light: np.ndarray | None = None,
+        light: Callable[[], np.ndarray | None] | None = None,
     ) -> ColourVotes:
         """Count the pixels in ``box`` grown by ``margin`` of its longer side (the index and its field);
         ``light``: gains for a field with no white of its own (:meth:`field`)."""
@@ -337,16 +337,21 @@ def field_crop(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.
 
 
 def balanced_field(
-    image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2, light: np.ndarray | None = None
+    image_bgr: np.ndarray,
+    box: tuple[float, ...],
+    margin: float = 0.2,
+    light: Callable[[], np.ndarray | None] | None = None,
 ) -> np.ndarray:
     """:func:`field_crop` balanced to the index's white ink, or else to the white around it, or else
-    with the gains ``light`` (a new array; a calibration or deck sample is taken so, as
+    with the gains ``light()`` gives (a new array; a calibration or deck sample is taken so, as
     :meth:`ColourModel.votes` reads)."""
     crop = field_crop(image_bgr, box, margin)
     if crop.size == 0:
         return crop
     gains = white_gains_at(image_bgr, box, margin)
-    return _scaled(crop, gains if gains is not None else light)
+    if gains is None and light is not None:
+        gains = light()
+    return _scaled(crop, gains)
 
 
 def white_gains_at(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray | None:

@@ -774,7 +774,7 @@ class _Fields:
     def votes(self, box: Box, margin: float) -> ColourVotes:
         key = (box, margin)
         if key not in self._votes:
-            self._votes[key] = self._model.votes(self.image, box, margin, self._borrowed_light(box))
+            self._votes[key] = self._model.votes(self.image, box, margin, lambda: self._borrowed_light(box))
         return self._votes[key]
 
     def _own_light(self, box: Box) -> np.ndarray | None:
