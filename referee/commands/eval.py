@@ -179,7 +179,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
         images = labelled_images(folder, args.split, args.roboflow, Path(names) if names else None)[
             : args.limit
         ]
-        if args.turns != (0,) and any(image.named is None or image.named.boxes for image in images):
+        if args.turns != (0,) and not all(image.one_card_photo for image in images):
             raise UserError(f"{spec}: --turns needs one-card photos named in labels.jsonl")
         name = deck_name(folder)
         for turn in args.turns:

@@ -94,6 +94,11 @@ class LabelledImage:
     outlines: tuple[tuple[tuple[float, float], ...], ...] = ()  # a scene's card outlines, any side up
     turn: int = 0  # a one-card photo is read turned by this many degrees anticlockwise (:func:`turned_photo`)
 
+    @property
+    def one_card_photo(self) -> bool:
+        """A photo of one named card (``labels.jsonl``), scored by the surest card read anywhere in it."""
+        return self.named is not None and not self.named.boxes
+
     def boxes(self, width: int, height: int) -> tuple[tuple[int, tuple[float, float, float, float]], ...]:
         """The labelled boxes as (class id, xyxy) in the pixels of a ``width`` × ``height`` picture."""
         return yolo_boxes(self.rows, width, height)
@@ -613,7 +618,7 @@ def evaluate(
     for item in images:
         image = read_image(item.path)
         if item.turn:
-            if item.named is None or item.named.boxes:
+            if not item.one_card_photo:
                 raise UserError(f"{item.path}: only one-card photos (labels.jsonl) can be read turned")
             image = turned_photo(image, item.turn)
         boxes = item.boxes(image.shape[1], image.shape[0])
@@ -632,7 +637,7 @@ def evaluate(
                 target = errors / f"{item.path.stem}.jpg"
                 if not cv2.imwrite(str(target), draw_card_errors(image, item.cards, cards, mistakes)):
                     raise UserError(f"cannot write {target}: check that {errors} is writable")
-        if item.named is not None and not item.named.boxes:  # a photo of one card
+        if item.one_card_photo:
             evaluation.add_named(item.named, reader.cards_from_detections(image, detections))
         elif item.named is not None:
             x1, y1, x2, y2 = item.named.boxes[0]

@@ -23,18 +23,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.render.cards import PRINT_FAMILIES, parse_card_name, render_card
-from referee.rules.cards import ALL_CARDS
-from referee.rules.options import Rules
-from referee.vision.classes import symbols_in_play
+from referee.render.cards import PRINT_FAMILIES, render_card
+from referee.vision.deck import standard_faces
 
 PHOTO_HEIGHT = 420  # px: about criscard's one-card photos
-
-
-def official_faces() -> list[str]:
-    """The 54 faces of the official deck (RULES.md §1), in the rules' order."""
-    symbols = symbols_in_play(Rules.preset("official"))
-    return [card.name for card in ALL_CARDS if parse_card_name(card.name)[0] in symbols]
 
 
 def photograph(face: np.ndarray, alpha: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -55,7 +47,7 @@ def write_deck(out: Path, design: str, seed: int) -> int:
     lamps = np.random.default_rng(seed + 1000)
     (out / "faces" / "images").mkdir(parents=True, exist_ok=True)
     lines = []
-    for number, name in enumerate(official_faces()):
+    for number, name in enumerate(standard_faces()):
         sprite = render_card(name, design, height=PHOTO_HEIGHT, rng=np.random.default_rng(seed))
         learn = out / "learn" / name
         learn.mkdir(parents=True, exist_ok=True)

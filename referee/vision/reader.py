@@ -314,7 +314,7 @@ class CardReader:
         vouched: set[tuple[float, float, float, float]] = set()
         beliefs: dict[tuple[float, float, float, float], np.ndarray] = {}
         fields = _Fields(
-            image_bgr, self.colour_model, [d.box for d in detections if d.class_name in SYMBOL_CLASSES]
+            image_bgr, self.colour_model, [d for d in detections if d.class_name in SYMBOL_CLASSES]
         )
         if self.corners is not None:
             detections = self._on_cards(image_bgr, detections)
@@ -760,14 +760,14 @@ class _Fields:
     kind's test, all of the same few pixels.
 
     A field with no white of its own to balance to (a pale yellow under a warm lamp: its ink no
-    longer stands out) borrows the light measured at the nearest of ``boxes`` that has one: one
+    longer stands out) borrows the light measured at the nearest of ``indices`` that has one: one
     lamp lights the picture, and a field left unbalanced reads that lamp's cast as a print colour
     (yellow as green)."""
 
-    def __init__(self, image_bgr: np.ndarray, model: ColourModel, boxes: Sequence[Box] = ()) -> None:
+    def __init__(self, image_bgr: np.ndarray, model: ColourModel, indices: Sequence[Detection] = ()) -> None:
         self.image = image_bgr
         self._model = model
-        self._boxes = list(dict.fromkeys(boxes))
+        self._centres = {index.box: index.centre for index in indices}
         self._votes: dict[tuple[Box, float], ColourVotes] = {}
         self._gains: dict[Box, np.ndarray | None] = {}
 
@@ -789,8 +789,8 @@ class _Fields:
             return None
         centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
         lit = [
-            (math.dist(centre, ((other[0] + other[2]) / 2, (other[1] + other[3]) / 2)), gains)
-            for other in self._boxes
+            (math.dist(centre, other_centre), gains)
+            for other, other_centre in self._centres.items()
             if other != box and (gains := self._own_light(other)) is not None
         ]
         return min(lit, key=lambda pair: pair[0])[1] if lit else None
