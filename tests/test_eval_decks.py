@@ -110,3 +110,58 @@ def test_turns_are_for_one_card_photos_only(tmp_path, capsys):
     assert main(["eval", str(tmp_path), "--turns", "90"]) != 0
     error = capsys.readouterr().err.strip()
     assert "--turns is for real decks" in error and "\n" not in error
+
+
+def _held_out_folder(root, seen: list[str]):
+    """The shipped networks under another name, their cards saying they saw ``seen``."""
+    from models import CORNER_MODEL_FILE, GLYPH_MODEL_FILE, MODEL_FILE, model_file
+
+    folder = root / "held-out"
+    folder.mkdir()
+    for name in (MODEL_FILE, GLYPH_MODEL_FILE, CORNER_MODEL_FILE):
+        (folder / name).symlink_to(model_file(name))
+        card = json.loads(model_file(name).with_suffix(".json").read_text())
+        (folder / name).with_suffix(".json").write_text(json.dumps({**card, "decks_seen": seen}))
+    return folder
+
+
+def test_a_seen_deck_is_scored_again_by_networks_that_never_saw_it(tmp_path, capsys):
+    seen = _deck_folder(tmp_path, "uno-cards-roboflow")  # the shipped networks trained on this name
+    unseen = _deck_folder(tmp_path, "some-unseen-deck")
+    held_out = _held_out_folder(tmp_path, seen=[])
+    report = tmp_path / "report"
+    arguments = ["eval", "--real", str(seen), "--real", str(unseen), "--report", str(report)]
+    assert main([*arguments, "--held-out-models", str(held_out)]) == 0
+    out = capsys.readouterr().out
+    assert "uno-cards-roboflow (seen in training), 5 photos" in out
+    assert f"uno-cards-roboflow by {held_out} (unseen: leave-one-deck-out), 5 photos" in out
+    assert f"some-unseen-deck by {held_out}" not in out  # unseen by the shipped ones: scored once
+    decks = json.loads((report / "decks.json").read_text())["decks"]
+    assert [deck["seen"] for deck in decks.values()] == [True, False, False]
+    assert decks[f"uno-cards-roboflow by {held_out}"]["models"] == str(held_out)
+    # the same networks, so the same reads: only who saw the deck differs
+    assert (
+        decks[f"uno-cards-roboflow by {held_out}"]["top1_accuracy"]
+        == decks["uno-cards-roboflow"]["top1_accuracy"]
+    )
+
+
+def test_held_out_networks_that_saw_the_deck_too_give_no_figure(tmp_path, capsys):
+    seen = _deck_folder(tmp_path, "uno-cards-roboflow")
+    held_out = _held_out_folder(tmp_path, seen=["uno-cards-roboflow"])
+    assert (
+        main(["eval", "--real", str(seen), "--held-out-models", str(held_out), "--report", str(tmp_path)])
+        == 0
+    )
+    assert " by " not in capsys.readouterr().out
+    assert main(["eval", "--real", str(seen), "--held-out-models", "none", "--report", str(tmp_path)]) == 0
+    assert "seen decks have no leave-one-deck-out figure here" in capsys.readouterr().out
+
+
+def test_an_incomplete_held_out_folder_is_a_one_line_error(tmp_path, capsys):
+    deck = _deck_folder(tmp_path, "uno-cards-roboflow")
+    held_out = _held_out_folder(tmp_path, seen=[])
+    (held_out / "uno_corners.onnx").unlink()
+    assert main(["eval", "--real", str(deck), "--held-out-models", str(held_out)]) != 0
+    error = capsys.readouterr().err.strip()
+    assert "has no uno_corners.onnx" in error and "\n" not in error

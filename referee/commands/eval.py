@@ -52,6 +52,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(comma-separated degrees, e.g. 0,90,180,270; default 0): cards lie at any angle on a table, "
         "and each (deck, turn) is scored apart",
     )
+    parser.add_argument(
+        "--held-out-models",
+        type=Path,
+        metavar="DIR",
+        help="with --real: networks that trained on fewer real decks (uno_cards.onnx, uno_glyphs.onnx, "
+        "uno_corners.onnx with their .json cards); every deck the shipped networks saw and these did not "
+        "is scored by these too, as its leave-one-deck-out figure (default: models/lodo in a checkout, "
+        "trained on no real deck; 'none': skip)",
+    )
     parser.add_argument("--split", default="val", help="split of a rendered dataset (default val)")
     parser.add_argument(
         "--roboflow", action="store_true", help="labels use the shared Roboflow set's class ids"
@@ -158,9 +167,37 @@ def decks_seen(reader: CardReader) -> set[str]:
     return seen
 
 
+def held_out_reader(args: argparse.Namespace) -> tuple[CardReader, Path] | None:
+    """The reader over ``--held-out-models`` (a folder of networks that saw fewer real decks) and
+    that folder; None with ``none``, with ``--deck`` (a learnt deck lives in the shipped glyph
+    classifier's space), or where the default folder is not there (an installed package)."""
+    from models import CORNER_MODEL_FILE, GLYPH_MODEL_FILE, HELD_OUT_FOLDER, MODEL_FILE, model_file
+    from referee.errors import UserError
+    from referee.vision.options import reader_from_args
+
+    chosen = args.held_out_models
+    if (chosen is not None and str(chosen).lower() == "none") or args.deck is not None:
+        return None
+    folder = chosen if chosen is not None else model_file(HELD_OUT_FOLDER)
+    files = {"model": MODEL_FILE, "glyph_model": GLYPH_MODEL_FILE, "corner_model": CORNER_MODEL_FILE}
+    if chosen is None and not (folder / MODEL_FILE).is_file():
+        return None
+    for name in files.values():
+        if not (folder / name).is_file():
+            raise UserError(
+                f"--held-out-models {folder} has no {name}: give a folder with all three networks"
+            )
+    held_out = argparse.Namespace(**{**vars(args), **{key: folder / name for key, name in files.items()}})
+    shown = folder.resolve()
+    if shown.is_relative_to(Path.cwd()):
+        shown = shown.relative_to(Path.cwd())
+    return reader_from_args(held_out), shown
+
+
 def run_per_deck(args: argparse.Namespace) -> int:
     """Score each ``--real`` deck apart: top-1, symbol and colour accuracy, doubled and missed cards,
-    the worst card; a deck the detector or the glyph classifier trained on is marked *seen*."""
+    the worst card. A deck the shipped networks trained on is marked *seen*, and scored again by the
+    held-out networks where they never saw it: every deck gets a leave-one-deck-out figure."""
     from dataclasses import replace
 
     from referee.errors import UserError
@@ -170,6 +207,8 @@ def run_per_deck(args: argparse.Namespace) -> int:
 
     reader = reader_from_args(args)
     seen_by_models = decks_seen(reader)
+    held_out = held_out_reader(args)
+    seen_by_held_out = decks_seen(held_out[0]) if held_out is not None else set()
     decks = {}
     for spec in args.real:
         folder_text, _, names = spec.partition(":")
@@ -182,21 +221,27 @@ def run_per_deck(args: argparse.Namespace) -> int:
         if args.turns != (0,) and not all(image.one_card_photo for image in images):
             raise UserError(f"{spec}: --turns needs one-card photos named in labels.jsonl")
         name = deck_name(folder)
+        scorers = [(reader, name in seen_by_models, None)]
+        if held_out is not None and name in seen_by_models and name not in seen_by_held_out:
+            scorers.append((held_out[0], False, str(held_out[1])))
         for turn in args.turns:
             turned = [replace(image, turn=turn) for image in images]
-            named = evaluate(reader, turned, tiles_from_args(args)).to_json().get("named")
-            if named is None:
-                raise UserError(
-                    f"{spec}: no named cards to score (give a labels.jsonl folder or a names file)"
-                )
-            entry = name if args.turns == (0,) else f"{name} turned {turn}°"
-            decks[entry] = {"folder": str(folder), "seen": name in seen_by_models, "turn": turn, **named}
+            for scorer, seen, models in scorers:
+                named = evaluate(scorer, turned, tiles_from_args(args)).to_json().get("named")
+                if named is None:
+                    raise UserError(
+                        f"{spec}: no named cards to score (give a labels.jsonl folder or a names file)"
+                    )
+                entry = name if args.turns == (0,) else f"{name} turned {turn}°"
+                entry += f" by {models}" if models else ""
+                decks[entry] = {"folder": str(folder), "seen": seen, "models": models, "turn": turn, **named}
     unseen = [deck for deck in decks.values() if not deck["seen"]]
     report = {
         "model": str(reader.detector.info.path),
         "glyph_model": str(reader.glyphs.path) if reader.glyphs is not None else None,
         "corner_model": str(reader.corners.path) if reader.corners is not None else None,
         "deck": str(args.deck) if args.deck else None,
+        "held_out_models": str(held_out[1]) if held_out is not None else None,
         "decks": decks,
         "unseen_top1_min": min((deck["top1_accuracy"] for deck in unseen), default=None),
     }
@@ -214,6 +259,8 @@ def run_per_deck(args: argparse.Namespace) -> int:
             f"colour {deck['colour_accuracy']:.3f}); worst card {deck['worst_card_accuracy']:.2f}; "
             f"doubled {deck['doubled']}" + (f"; mistakes: {mistakes}" if mistakes else "")
         )
+    if any(deck["seen"] for deck in decks.values()) and held_out is None and args.deck is None:
+        print("seen decks have no leave-one-deck-out figure here: give --held-out-models DIR")
     print(f"report: {args.report / 'decks.json'}")
     return 0
 

@@ -7,7 +7,11 @@
 PACK=${PACK:-.gpu}
 # Its record of the real decks it saw must travel too: NAME.decks.json beside a checkpoint in
 # models/checkpoints/, or runs/RUN/decks_seen.json for runs/RUN/weights/*.pt (carry both paths).
-START=${START:-models/checkpoints/uno-cards.pt}
+# START= (empty) trains from the network's definition, from scratch.
+START=${START-models/checkpoints/uno-cards.pt}
+# The real photos mixed in; ROBOFLOW= (empty) renders scenes only, so the run sees no real deck at all.
+ROBOFLOW=${ROBOFLOW-$PACK/uno-cards-roboflow}
+EPOCHS=${EPOCHS:-12}            # ultralytics refits the epoch count to the time left after the first
 SEED=${SEED:-80}                # scenes use SEED, SEED+1 (clutter), SEED+2 (second chunk)
 LR0=${LR0:-0.001}
 export PYTHONUNBUFFERED=1
@@ -48,7 +52,7 @@ NPROC=$(nproc)
 $PY -c "import ultralytics, torch; from referee.render.glyphs import numeral_fonts; print('ultralytics', ultralytics.__version__, 'torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'faces', len(numeral_fonts()))" || exit 4
 log "render main"
 $PY -m referee.render.dataset "$DATA" --count "$MAIN" --seed "$SEED" --size 320 --val-fraction 0.02 --workers "$NPROC" \
-  --roboflow "$PACK"/uno-cards-roboflow --roboflow-share 0.12 > /tmp/render1.log 2>&1 || { tail -5 /tmp/render1.log; exit 5; }
+  ${ROBOFLOW:+--roboflow "$ROBOFLOW" --roboflow-share 0.12} > /tmp/render1.log 2>&1 || { tail -5 /tmp/render1.log; exit 5; }
 tail -c 300 /tmp/render1.log
 log "render negatives"
 $PY -m referee.render.dataset "$DATA" --kind negative --count "$NEG" --seed $((SEED + 1)) --size 320 --val-fraction 0 --workers "$NPROC" > /tmp/render2.log 2>&1 || { tail -5 /tmp/render2.log; exit 6; }
@@ -61,6 +65,7 @@ fi
 # The real photos are the only real texture in the set: each one twice more (under other names).
 for copy in 2 3; do
   for image in "$DATA"/images/train/rf_*.jpg; do
+    [ -e "$image" ] || continue
     stem=$(basename "$image" .jpg)
     cp "$image" "$DATA/images/train/x${copy}${stem}.jpg"
     cp "$DATA/labels/train/$stem.txt" "$DATA/labels/train/x${copy}${stem}.txt"
@@ -72,7 +77,7 @@ HOURS=$($PY -c "print(round(($LEFT - 50) / 3600, 4))")
 log "training for $HOURS h"
 train() {
   timeout $((BUDGET - $(el) - 12)) $PY -m referee.lab.training "$DATA/data.yaml" --name det-gpu --runs "$RUNS" \
-    --weights "$START" --epochs 12 --hours "$1" --imgsz 320 \
+    ${START:+--weights "$START"} --epochs "$EPOCHS" --hours "$1" --imgsz 320 \
     --batch "$2" --workers "$3" --device "$DEVICE" --lr0 "$LR0" --close-mosaic 3 > "$OUT/train.log" 2>&1
 }
 TRAINING_FROM=$(el)
