@@ -165,3 +165,17 @@ def test_an_incomplete_held_out_folder_is_a_one_line_error(tmp_path, capsys):
     assert main(["eval", "--real", str(deck), "--held-out-models", str(held_out)]) != 0
     error = capsys.readouterr().err.strip()
     assert "has no uno_corners.onnx" in error and "\n" not in error
+
+
+def test_the_checkout_holds_networks_that_saw_no_real_deck(tmp_path, capsys):
+    from models import CORNER_MODEL_FILE, GLYPH_MODEL_FILE, HELD_OUT_FOLDER, MODEL_FILE, model_file
+
+    folder = model_file(HELD_OUT_FOLDER)
+    for name in (MODEL_FILE, GLYPH_MODEL_FILE, CORNER_MODEL_FILE):
+        card = json.loads((folder / name).with_suffix(".json").read_text())
+        assert card["decks_seen"] == [], name
+    seen = _deck_folder(tmp_path, "uno-cards-roboflow")
+    assert main(["eval", "--real", str(seen), "--report", str(tmp_path / "report")]) == 0
+    out = capsys.readouterr().out
+    assert "uno-cards-roboflow (seen in training)" in out
+    assert f"{HELD_OUT_FOLDER} (unseen: leave-one-deck-out), 5 photos" in out  # scored by the default folder
