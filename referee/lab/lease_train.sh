@@ -1,7 +1,7 @@
 #!/bin/bash
 # One GPU lease (the device tool), run from the repository root there:
 #   BUDGET=560 bash referee/lab/lease_train.sh      with carry [".gpu"] made by `python -m referee.lab.lease .gpu ...`
-# Renders a big training set on all its cores, fine-tunes the detector from START for the time left
+# Renders a big training set on all its cores, trains the detector from START (or from scratch) for the time left
 # and copies the checkpoints and logs to $OUT, whatever fails. Every knob is an environment variable;
 # DEVICE=cpu with small counts runs the same script here (a dry run before spending device time).
 PACK=${PACK:-.gpu}
