@@ -207,8 +207,8 @@ def run_per_deck(args: argparse.Namespace) -> int:
 
     reader = reader_from_args(args)
     seen_by_models = decks_seen(reader)
-    held_out = held_out_reader(args)
-    seen_by_held_out = decks_seen(held_out[0]) if held_out is not None else set()
+    held_out, held_out_folder = held_out_reader(args) or (None, None)
+    seen_by_held_out = decks_seen(held_out) if held_out is not None else set()
     decks = {}
     for spec in args.real:
         folder_text, _, names = spec.partition(":")
@@ -223,7 +223,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
         name = deck_name(folder)
         scorers = [(reader, name in seen_by_models, None)]
         if held_out is not None and name in seen_by_models and name not in seen_by_held_out:
-            scorers.append((held_out[0], False, str(held_out[1])))
+            scorers.append((held_out, False, str(held_out_folder)))
         for turn in args.turns:
             turned = [replace(image, turn=turn) for image in images]
             for scorer, seen, models in scorers:
@@ -241,7 +241,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
         "glyph_model": str(reader.glyphs.path) if reader.glyphs is not None else None,
         "corner_model": str(reader.corners.path) if reader.corners is not None else None,
         "deck": str(args.deck) if args.deck else None,
-        "held_out_models": str(held_out[1]) if held_out is not None else None,
+        "held_out_models": str(held_out_folder) if held_out_folder is not None else None,
         "decks": decks,
         "unseen_top1_min": min((deck["top1_accuracy"] for deck in unseen), default=None),
     }
