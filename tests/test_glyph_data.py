@@ -192,3 +192,46 @@ def test_an_index_mostly_covered_trains_as_background_and_a_half_covered_one_tea
     rendered = [label for _, label in _crops_of(image, rows, np.random.default_rng(0), covered=covered)]
     assert rendered.count(seven) == without.count(seven) == 1
     assert rendered.count(BACKGROUND) == without.count(BACKGROUND) + 1
+
+
+def test_photo_artefacts_blur_fine_strokes_and_keep_the_colours() -> None:
+    """A compressed photo's small index: one-pixel strokes melt (JPEG blocks, shrinking), the print
+    colour stays where it was (the colour of the field is not the classifier's job, but the crop must
+    still look like that card)."""
+    from referee.lab.glyph_training import photo_artefacts
+
+    crop = np.zeros((40, 40, 3), np.uint8)
+    crop[:, :] = (40, 60, 200)  # a red field (BGR)
+    crop[8:32, 8:32:2] = 255  # white one-pixel strokes
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        out = photo_artefacts(crop, rng)
+        assert out.shape == crop.shape and out.dtype == np.uint8
+        strokes = np.abs(np.diff(out[8:32, 8:32].astype(np.int16), axis=1)).mean()
+        assert strokes < 0.8 * np.abs(np.diff(crop[8:32, 8:32].astype(np.int16), axis=1)).mean()
+        border = out[:4].reshape(-1, 3).mean(axis=0)
+        assert np.abs(border - (40, 60, 200)).max() < 25
+
+
+def test_photo_artefacts_go_only_to_their_share_of_the_crops() -> None:
+    from referee.lab.glyph_training import augment
+
+    crops = np.random.default_rng(0).integers(0, 256, (16, 40, 40, 3), dtype=np.uint8)
+    without = augment(crops, np.random.default_rng(7), photo_share=0.0)
+    again = augment(crops, np.random.default_rng(7), photo_share=0.0)
+    every = augment(crops, np.random.default_rng(7), photo_share=1.0)
+    np.testing.assert_array_equal(without, again)
+    # noise crops lose most of their pixel-to-pixel contrast once shrunk and compressed
+    assert np.abs(np.diff(every, axis=3)).mean() < 0.7 * np.abs(np.diff(without, axis=3)).mean()
+
+
+def test_a_photo_artefact_share_outside_0_to_1_is_one_line(tmp_path, capsys) -> None:
+    from referee.lab import glyph_training
+
+    crops = tmp_path / "crops.npz"
+    np.savez_compressed(crops, crops=np.zeros((4, 40, 40, 3), np.uint8), labels=np.zeros(4, np.int64))
+    out = tmp_path / "g.onnx"
+    assert glyph_training.main([str(crops), "--out", str(out), "--photo-artefacts", "1.5"]) == 2
+    err = capsys.readouterr().err
+    assert err == "glyph_training: error: --photo-artefacts is a share between 0 and 1 (got 1.5)\n"
+    assert not out.exists()

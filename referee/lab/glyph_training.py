@@ -111,8 +111,37 @@ def _freeze_norms(net) -> None:
             module.eval()
 
 
-def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Any quarter turn (plus up to 12°), shuffled channels, light/contrast/blur/noise jitter."""
+#: Share of training crops passed through a compressed photo's artefacts (:func:`photo_artefacts`).
+PHOTO_ARTEFACTS = 0.5
+#: The side (px) a crop shrinks to before compression: an index of about 13 to 27 px in the photo.
+PHOTO_SIDE = (20, CROP_PX)
+PHOTO_QUALITY = (35, 90)  # JPEG quality, as phones, messengers and dataset exports save photos
+
+
+def photo_artefacts(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The crop as a small index in a JPEG photo shows it: shrunk to photo scale, compressed there
+    (8 px blocks, colour at half resolution) and grown back to ``CROP_PX``.
+
+    Rendered scenes are drawn clean; the real photos a deck is learnt from or scored on are JPEGs,
+    where a block is as big as a stroke of a small index and blurs a 3's open side shut.
+
+    >>> crop = np.full((CROP_PX, CROP_PX, 3), 200, np.uint8)
+    >>> photo_artefacts(crop, np.random.default_rng(0)).shape
+    (40, 40, 3)
+    """
+    import cv2
+
+    side = int(rng.integers(PHOTO_SIDE[0], PHOTO_SIDE[1] + 1))
+    small = cv2.resize(crop, (side, side), interpolation=cv2.INTER_AREA)
+    quality = int(rng.integers(PHOTO_QUALITY[0], PHOTO_QUALITY[1] + 1))
+    _, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    photo = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return cv2.resize(photo, (CROP_PX, CROP_PX), interpolation=cv2.INTER_LINEAR)
+
+
+def augment(batch: np.ndarray, rng: np.random.Generator, photo_share: float = PHOTO_ARTEFACTS) -> np.ndarray:
+    """Any quarter turn (plus up to 12°), a compressed photo's artefacts on ``photo_share`` of the
+    crops (in their true colours, before the channels are shuffled), light/contrast/blur/noise jitter."""
     import cv2
 
     out = np.empty_like(batch)
@@ -122,6 +151,8 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             angle = rng.uniform(-12, 12)
             matrix = cv2.getRotationMatrix2D((CROP_PX / 2, CROP_PX / 2), angle, rng.uniform(0.9, 1.1))
             crop = cv2.warpAffine(crop, matrix, (CROP_PX, CROP_PX), borderMode=cv2.BORDER_REPLICATE)
+        if rng.random() < photo_share:
+            crop = photo_artefacts(crop, rng)
         crop = crop[:, :, rng.permutation(3)]
         if rng.random() < 0.3:
             crop = cv2.GaussianBlur(crop, (3, 3), rng.uniform(0.3, 1.2))
@@ -147,12 +178,14 @@ def train(
     classes: int = len(GLYPH_CLASSES),
     device: str = "cpu",
     workers: int = 0,
+    photo_share: float = PHOTO_ARTEFACTS,
 ):
     """Train for about ``minutes`` (cosine learning rate over the epochs that fit); returns the net.
     ``init``: a state dict of an earlier run, or an export, to continue from (with a new schedule
     and frozen batch norms); of a network with other classes, its features only.
     ``checkpoint``: where to save the state dict after every epoch, so a stopped run is not lost.
-    ``workers``: processes that augment the batches (0: in this process, as on the 2-core CPU)."""
+    ``workers``: processes that augment the batches (0: in this process, as on the 2-core CPU).
+    ``photo_share``: the share of crops given a compressed photo's artefacts (:func:`photo_artefacts`)."""
     import torch
 
     torch.manual_seed(seed)
@@ -183,7 +216,7 @@ def train(
         if init is not None:
             _freeze_norms(net)
         seen, correct = 0, 0
-        batches = _AugmentedBatches(crops, labels, order, batch, (seed, epoch))
+        batches = _AugmentedBatches(crops, labels, order, batch, (seed, epoch), photo_share)
         loader = torch.utils.data.DataLoader(
             batches, batch_size=None, shuffle=False, num_workers=workers, persistent_workers=False
         )
@@ -228,9 +261,15 @@ class _AugmentedBatches:
     epoch's and its number), whichever process makes it."""
 
     def __init__(
-        self, crops: np.ndarray, labels: np.ndarray, order: np.ndarray, batch: int, seed: tuple[int, int]
+        self,
+        crops: np.ndarray,
+        labels: np.ndarray,
+        order: np.ndarray,
+        batch: int,
+        seed: tuple[int, int],
+        photo_share: float = PHOTO_ARTEFACTS,
     ) -> None:
-        self.crops, self.labels, self.seed = crops, labels, seed
+        self.crops, self.labels, self.seed, self.photo_share = crops, labels, seed, photo_share
         self.parts = [order[first : first + batch] for first in range(0, len(order), batch)]
 
     def __len__(self) -> int:
@@ -241,7 +280,8 @@ class _AugmentedBatches:
 
         index = self.parts[number]
         rng = np.random.default_rng([*self.seed, number])
-        return torch.from_numpy(augment(self.crops[index], rng)), torch.from_numpy(self.labels[index])
+        crops = augment(self.crops[index], rng, self.photo_share)
+        return torch.from_numpy(crops), torch.from_numpy(self.labels[index])
 
 
 def export(net, out: Path, info: dict) -> None:
@@ -331,10 +371,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--trained-on", default="", help="one line on the data, for the model's .json")
     parser.add_argument(
+        "--photo-artefacts",
+        type=float,
+        default=PHOTO_ARTEFACTS,
+        help=f"share of crops shrunk and JPEG-compressed as in a photo (default {PHOTO_ARTEFACTS}; 0: none)",
+    )
+    parser.add_argument(
         "--corners", action="store_true", help="train the card-corner check (index or not) instead"
     )
     args = parser.parse_args(argv)
     try:
+        if not 0.0 <= args.photo_artefacts <= 1.0:
+            raise UserError(f"--photo-artefacts is a share between 0 and 1 (got {args.photo_artefacts})")
         parts = []
         contexts = set()
         decks = set(_start_decks(args.init)) if args.init is not None else set()
@@ -382,6 +430,7 @@ def main(argv: list[str] | None = None) -> int:
             classes=len(names),
             device=args.device,
             workers=args.workers,
+            photo_share=args.photo_artefacts,
         )
     except UserError as error:  # a start that is not of this network
         print(f"glyph_training: error: {error}", file=sys.stderr)
@@ -402,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
             "version": date.today().isoformat(),
             "trained_on": args.trained_on,
             "held_out_crop_accuracy": round(accuracy, 4),
+            "photo_artefacts": args.photo_artefacts,
             "decks_seen": sorted(decks),
         },
     )
