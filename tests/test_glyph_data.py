@@ -213,7 +213,7 @@ def test_photo_artefacts_blur_fine_strokes_and_keep_the_colours() -> None:
         assert np.abs(border - (40, 60, 200)).max() < 25
 
 
-def test_photo_artefacts_go_only_to_their_share_of_the_crops() -> None:
+def test_a_photo_artefact_share_of_0_touches_no_crop_and_of_1_every_crop() -> None:
     from referee.lab.glyph_training import augment
 
     crops = np.random.default_rng(0).integers(0, 256, (16, 40, 40, 3), dtype=np.uint8)

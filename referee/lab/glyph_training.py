@@ -4,7 +4,8 @@ A small convolutional network (about 0.2 M parameters) over the 40 px crops that
 :mod:`referee.lab.glyph_data` writes. It learns the detector's 22 classes plus "background", and an
 embedding (the layer before the classes, normalised) in which a user's deck is learnt. Colour is not
 its job: every crop's channels are shuffled and its hue, light and contrast jittered, and crops are
-turned by any multiple of 90° plus a little, as cards lie at any angle under the camera.
+turned by any multiple of 90° plus a little, as cards lie at any angle under the camera. Half of them
+(``--photo-artefacts``) are also shrunk and JPEG-compressed, as a small index in a real photo is.
 
 ``python -m referee.lab.glyph_training crops.npz --out models/uno_glyphs.onnx --minutes 20``
 (needs the ``train`` extra: torch). Minutes on this 2-core CPU, not hours: it runs beside a detector
@@ -123,7 +124,7 @@ def photo_artefacts(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     (8 px blocks, colour at half resolution) and grown back to ``CROP_PX``.
 
     Rendered scenes are drawn clean; the real photos a deck is learnt from or scored on are JPEGs,
-    where a block is as big as a stroke of a small index and blurs a 3's open side shut.
+    where a block is as big as a stroke of a small index and can close a 3's open side.
 
     >>> crop = np.full((CROP_PX, CROP_PX, 3), 200, np.uint8)
     >>> photo_artefacts(crop, np.random.default_rng(0)).shape
