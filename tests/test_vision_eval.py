@@ -18,10 +18,11 @@ from referee.lab.evaluate import (
     TruthCard,
     draw_card_errors,
     labelled_images,
+    lost_at,
 )
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS, SYMBOL_CLASSES
 from referee.vision.detection import Detection
-from referee.vision.reader import Card
+from referee.vision.reader import Card, ReadTrace
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
 A, B, C, D = (10, 10, 30, 40), (100, 10, 120, 40), (200, 200, 220, 230), (250, 50, 270, 80)
@@ -224,6 +225,7 @@ def test_eval_command_on_a_rendered_scene(tmp_path, capsys):
     indices = sum(d.class_name in SYMBOL_CLASSES for d in pasted.detections)
     assert cards["indices_found"] == {"whole, 24 px or more": {"labelled": indices, "found": 1.0}}
     assert f"indices the detector found: whole, 24 px or more 1.000 ({indices})" in capsys.readouterr().out
+    assert "missed_lost_at" not in cards  # every card read: no step lost one
 
 
 def test_indices_found_are_counted_by_cover_and_size():
@@ -246,6 +248,43 @@ def test_indices_found_are_counted_by_cover_and_size():
         "partly covered, under 12 px": {"labelled": 1, "found": 0.0},
         "mostly covered, 24 px or more": {"labelled": 1, "found": 0.0},
     }
+
+
+def test_missed_cards_are_counted_by_the_step_that_lost_them():
+    """Where the reader's recall goes: a card the network never boxed is lost at the detector, one
+    whose box the corner check dropped at the corner check, one whose box reached the end at pairing;
+    a card read, or whose index went to another card (merged), is no missed card."""
+    evaluation = Evaluation()
+    truth = (
+        TruthCard("red-7", (A,)),
+        TruthCard("blue-2", (B,)),
+        TruthCard("green-1", (C,)),
+        TruthCard("yellow-5", (D,)),
+    )
+    trace = ReadTrace(
+        detected=[detection(A, "7"), detection(C, "1"), detection(D, "5")],
+        on_cards=[detection(A, "7"), detection(D, "5")],
+    )
+    for later in ("named", "single", "coloured"):
+        setattr(trace, later, [detection(A, "7"), detection(D, "5")])
+    mistakes = evaluation.add_cards(truth, [card("red-7", A)], trace=trace)
+    assert sorted(m.kind for m in mistakes) == ["missed", "missed", "missed"]
+    lost = evaluation.to_json()["cards"]["missed_lost_at"]
+    assert lost == {
+        "detector": 1,  # blue-2: B was never boxed
+        "corner check": 1,  # green-1: C boxed, then dropped as no card's corner
+        "glyph classifier": 0,
+        "duplicates": 0,
+        "field test": 0,
+        "pairing": 1,  # yellow-5: D survived every check and still made no card
+    }
+    assert lost_at((B, A), trace) == "pairing"  # one of a card's two corners is enough to go on
+
+
+def test_without_a_trace_no_step_is_blamed():
+    evaluation = Evaluation()
+    evaluation.add_cards((TruthCard("red-7", (A,)),), [])
+    assert "missed_lost_at" not in evaluation.to_json()["cards"]
 
 
 def test_generator_sidecars_load(tmp_path):

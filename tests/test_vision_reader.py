@@ -22,7 +22,7 @@ from referee.vision.classes import CLASS_NAMES, COLOURS, symbols_in_play
 from referee.vision.colour import BLACK, ColourModel, field_crop, white_gains_at
 from referee.vision.detection import Detection, box_iou
 from referee.vision.glyphs import GLYPH_CLASSES, GlyphReadings
-from referee.vision.reader import CardReader, ReaderSettings
+from referee.vision.reader import CardReader, ReaderSettings, ReadTrace
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
 
@@ -848,6 +848,28 @@ def relabelled(detection: Detection, symbol: str, score: float = 0.8) -> Detecti
 
 def with_glyphs(reader: CardReader, beliefs, symbols=None) -> CardReader:
     return CardReader(reader.detector, glyphs=ScriptedGlyphs(beliefs), symbols=symbols)
+
+
+def test_a_trace_keeps_the_boxes_left_after_each_step(reader):
+    """A red 7's two corners, a "7" on the bare cloth (no card's field: the field test drops it) and
+    a box the glyph classifier finds no index in: the trace shows each box until the step that
+    dropped it, and reading with a trace reads the same cards as without."""
+    canvas = table(300, 320)
+    red = paste(canvas, "red-7", 30, 30, height=200)
+    on_cloth = Detection((250, 240, 270, 270), CLASS_NAMES.index("7"), "7", 0.9)
+    no_index = Detection((250, 20, 270, 50), CLASS_NAMES.index("2"), "2", 0.6)
+    detections = [*red.indices, on_cloth, no_index]
+    beliefs = {d.centre: {"7": 0.9} for d in (*red.indices, on_cloth)} | {no_index.centre: {}}
+    checked = with_glyphs(reader, beliefs)
+    trace = ReadTrace()
+    cards = checked.cards_from_detections(canvas, detections, trace)
+    assert [c.name for c in cards] == [c.name for c in checked.cards_from_detections(canvas, detections)]
+    assert [c.name for c in cards] == ["red-7"]
+    kept = {step: {d.box for d in boxes} for step, boxes in trace.steps()}
+    corners = {d.box for d in red.indices}
+    assert kept["detector"] == kept["corner check"] == {d.box for d in detections}  # no corner check here
+    assert kept["glyph classifier"] == kept["duplicates"] == corners | {on_cloth.box}
+    assert kept["field test"] == corners
 
 
 def test_corners_read_as_1_and_7_are_one_card_when_both_can_be_a_1(reader):

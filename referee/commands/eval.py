@@ -2,7 +2,9 @@
 
 A rendered dataset (``uno-referee dataset``) gives card-level scores too, and the share of its
 labelled indices the detector found, by how much of each is covered and how big it is (where
-recall is lost: small and covered indices, not whole ones); a YOLO folder such as
+recall is lost: small and covered indices, not whole ones), and for each card missed the reader's
+step that dropped the last of its index boxes (the network, the corner check, the glyph
+classifier, duplicates, the field test, or pairing); a YOLO folder such as
 the shared Roboflow photos (add ``--roboflow`` for their class ids) gives symbol-level scores.
 Writes ``report.json`` and ``confusion.png`` into ``--report`` and prints a summary. A set dealt
 with a real deck's photographed faces (``dataset --faces``) is reported with that deck's name and
@@ -309,6 +311,11 @@ def summary(report: dict) -> str:
             f"({cards['cards_on_empty_images']} false cards); colour from {cards['colour_from']}",
             "card mistakes: " + ", ".join(f"{kind} {count}" for kind, count in cards["errors"].items()),
         ]
+        if cards.get("missed_lost_at"):
+            lines.append(
+                "missed cards, where the reader lost them: "
+                + ", ".join(f"{step} {count}" for step, count in cards["missed_lost_at"].items())
+            )
         if cards.get("indices_found"):
             lines.append(
                 "indices the detector found: "

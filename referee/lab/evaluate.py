@@ -37,7 +37,7 @@ from referee.errors import UserError
 from referee.vision.classes import CLASS_NAMES, COLOURS, ROBOFLOW_TO_CLASS, SYMBOL_CLASSES
 from referee.vision.detection import Detection, box_iou
 from referee.vision.images import IMAGE_SUFFIXES, read_image
-from referee.vision.reader import Card, CardReader
+from referee.vision.reader import Card, CardReader, ReadTrace
 
 BOX_IOU = 0.5  # a detection finds a labelled box (the usual mAP50 criterion)
 CARD_IOU = 0.3  # a read card is a labelled card when one of its indices overlaps one of the card's
@@ -321,6 +321,9 @@ class Evaluation:
     #: uncovered and how big it is (:func:`index_condition`): where the recall is lost.
     indices_labelled: Counter = field(default_factory=Counter)
     indices_found: Counter = field(default_factory=Counter)
+    #: Missed cards by the reader's step that dropped the last of their index boxes
+    #: (:data:`LOST_AT`): the network, a check, or pairing.
+    missed_lost_at: Counter = field(default_factory=Counter)
 
     def add_indices_found(self, truth: tuple[TruthCard, ...], detections: list[Detection]) -> None:
         """Count each labelled index as found when a detection of any symbol overlaps it as much as a
@@ -366,11 +369,13 @@ class Evaluation:
         kind: str | None = None,
         outlines: tuple[tuple[tuple[float, float], ...], ...] = (),
         picture: str | None = None,
+        trace: ReadTrace | None = None,
     ) -> list[CardError]:
         """Match read cards to visible cards by their index boxes; score names, symbols, colours.
 
         Returns the picture's card mistakes, each of a :data:`CARD_ERRORS` kind; ``outlines`` (every
-        card's corners in the scene) tell a card read on a card from one invented off the cards."""
+        card's corners in the scene) tell a card read on a card from one invented off the cards;
+        ``trace`` (the reader's, of this picture) tells where each missed card was lost."""
         self.colour_from.update(card.colour_from for card in cards)
         overlaps = np.zeros((len(cards), len(truth)))
         for i, card in enumerate(cards):
@@ -418,6 +423,8 @@ class Evaluation:
             self._score_card(truth[j].name, None)
             merged = any(overlaps[i, j] >= CARD_IOU for i in read_matched)  # its index went to another card
             errors.append(CardError("merged" if merged else "missed", _union(truth[j].boxes), truth[j].name))
+            if trace is not None and not merged:
+                self.missed_lost_at[lost_at(truth[j].boxes, trace)] += 1
         expected, read = Counter(card.name for card in truth), Counter(card.name for card in cards)
         common = sum((expected & read).values())
         precision = common / len(cards) if cards else 1.0
@@ -542,6 +549,8 @@ class Evaluation:
                 for condition in INDEX_CONDITIONS
                 if self.indices_labelled[condition]
             }
+        if self.multiset_f1 and self.missed_lost_at:
+            report["cards"]["missed_lost_at"] = {step: self.missed_lost_at[step] for step in LOST_AT}
         if self.named_cards.truth:
             # One named card per photo, so each tally's recall (right / named) is its accuracy.
             report["named"] = {
@@ -585,6 +594,26 @@ INDEX_CONDITIONS = tuple(
     for cover in ("whole", "partly covered", "mostly covered")
     for size in ("24 px or more", "12-24 px", "under 12 px")
 )
+
+
+#: Where the reader can lose a card: each step of :class:`ReadTrace`, then pairing.
+LOST_AT: tuple[str, ...] = (*ReadTrace.STEPS, "pairing")
+
+
+def lost_at(boxes: tuple[tuple[float, float, float, float], ...], trace: ReadTrace) -> str:
+    """The first step of ``trace`` after which none of a card's labelled index ``boxes`` is left
+    (a box is left when one kept overlaps it by :data:`CARD_IOU`); "pairing" when one survived every
+    step, and the card was still not read.
+
+    >>> trace = ReadTrace(detected=[Detection((0, 0, 10, 10), 7, "7", 0.9)])
+    >>> lost_at(((0, 0, 10, 10),), trace), lost_at(((50, 50, 60, 60),), trace)
+    ('corner check', 'detector')
+    """
+    for step, kept in trace.steps():
+        found = np.asarray([d.box for d in kept], np.float64).reshape(-1, 4)
+        if not len(found) or all(box_iou(np.asarray(box), found).max() < CARD_IOU for box in boxes):
+            return step
+    return "pairing"
 
 
 def index_condition(box: tuple[float, float, float, float], visible: float) -> str:
@@ -631,8 +660,11 @@ def evaluate(
         if item.cards is not None:
             if not true_boxes:
                 evaluation.add_indices_found(item.cards, detections)
-            cards = reader.cards_from_detections(image, detections)
-            mistakes = evaluation.add_cards(item.cards, cards, item.kind, item.outlines, str(item.path))
+            trace = ReadTrace()
+            cards = reader.cards_from_detections(image, detections, trace)
+            mistakes = evaluation.add_cards(
+                item.cards, cards, item.kind, item.outlines, str(item.path), trace
+            )
             if errors is not None and mistakes:
                 target = errors / f"{item.path.stem}.jpg"
                 if not cv2.imwrite(str(target), draw_card_errors(image, item.cards, cards, mistakes)):

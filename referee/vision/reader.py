@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 import cv2
@@ -191,6 +191,28 @@ class ReaderSettings:
     four_colour_min_px: float = 14.0
 
 
+@dataclass
+class ReadTrace:
+    """The index boxes left after each step of one :meth:`CardReader.cards_from_detections`, so that
+    an evaluation can say where a card that was not read got lost. The lab asks for it; the table
+    never does, and pays nothing for it."""
+
+    detected: list[Detection] = field(default_factory=list)  # the network's symbol boxes
+    on_cards: list[Detection] = field(default_factory=list)  # … the corner check kept
+    named: list[Detection] = field(default_factory=list)  # … the glyph classifier kept
+    single: list[Detection] = field(default_factory=list)  # … once each (duplicates dropped)
+    coloured: list[Detection] = field(default_factory=list)  # … whose field is a card's
+
+    #: The steps in order, each named by what drops a box there; a box that survives all of them
+    #: and still makes no card of its own was lost in pairing.
+    STEPS = ("detector", "corner check", "glyph classifier", "duplicates", "field test")
+
+    def steps(self) -> list[tuple[str, list[Detection]]]:
+        """(step, boxes left after it), in order."""
+        kept = (self.detected, self.on_cards, self.named, self.single, self.coloured)
+        return list(zip(self.STEPS, kept, strict=True))
+
+
 @dataclass(frozen=True)
 class _Index:
     """An index detection with its colour evidence and verdict."""
@@ -309,15 +331,22 @@ class CardReader:
         closer = detect_in_tiles(self.detector, image_bgr, finer, settings.tile_overlap)
         return merge_detections(found + closer, self.detector.iou)
 
-    def cards_from_detections(self, image_bgr: np.ndarray, detections: list[Detection]) -> list[Card]:
-        """Colour, verify, pair: the part of :meth:`read` after the network."""
+    def cards_from_detections(
+        self, image_bgr: np.ndarray, detections: list[Detection], trace: ReadTrace | None = None
+    ) -> list[Card]:
+        """Colour, verify, pair: the part of :meth:`read` after the network. ``trace`` receives the
+        index boxes left after each step (:class:`ReadTrace`)."""
         vouched: set[tuple[float, float, float, float]] = set()
         beliefs: dict[tuple[float, float, float, float], np.ndarray] = {}
         fields = _Fields(
             image_bgr, self.colour_model, [d for d in detections if d.class_name in SYMBOL_CLASSES]
         )
+        if trace is not None:
+            trace.detected = [d for d in detections if d.class_name in SYMBOL_CLASSES]
         if self.corners is not None:
             detections = self._on_cards(image_bgr, detections)
+        if trace is not None:
+            trace.on_cards = [d for d in detections if d.class_name in SYMBOL_CLASSES]
         if self.glyphs is not None:
             detections, vouched, beliefs = self._second_look(fields, detections)
         elif len(self.symbols) < len(SYMBOL_CLASSES):
@@ -325,11 +354,9 @@ class CardReader:
                 d for d in detections if d.class_name in self.symbols or d.class_name not in SYMBOL_CLASSES
             ]
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
+        named = [d for d in detections if d.class_name in SYMBOL_CLASSES]
         symbols = suppress_duplicates(
-            _off_colourblind_symbols(
-                [d for d in detections if d.class_name in SYMBOL_CLASSES], colourblind, self.settings
-            ),
-            self.settings,
+            _off_colourblind_symbols(named, colourblind, self.settings), self.settings
         )
         indices = [
             index
@@ -337,6 +364,9 @@ class CardReader:
             if (index := self._index(fields, d, colourblind, d.box in vouched, beliefs.get(d.box)))
             is not None
         ]
+        if trace is not None:
+            trace.named, trace.single = named, symbols
+            trace.coloured = [index.detection for index in indices]
         settings = self.settings
         groups = _without_echoes(self._pair(_without_shifted_twins(indices, settings), image_bgr), settings)
         groups = [
