@@ -338,15 +338,12 @@ class CardReader:
         index boxes left after each step (:class:`ReadTrace`)."""
         vouched: set[tuple[float, float, float, float]] = set()
         beliefs: dict[tuple[float, float, float, float], np.ndarray] = {}
-        fields = _Fields(
-            image_bgr, self.colour_model, [d for d in detections if d.class_name in SYMBOL_CLASSES]
-        )
-        if trace is not None:
-            trace.detected = [d for d in detections if d.class_name in SYMBOL_CLASSES]
+        detected = _symbol_boxes(detections)
+        fields = _Fields(image_bgr, self.colour_model, detected)
         if self.corners is not None:
             detections = self._on_cards(image_bgr, detections)
         if trace is not None:
-            trace.on_cards = [d for d in detections if d.class_name in SYMBOL_CLASSES]
+            trace.detected, trace.on_cards = detected, _symbol_boxes(detections)
         if self.glyphs is not None:
             detections, vouched, beliefs = self._second_look(fields, detections)
         elif len(self.symbols) < len(SYMBOL_CLASSES):
@@ -354,7 +351,7 @@ class CardReader:
                 d for d in detections if d.class_name in self.symbols or d.class_name not in SYMBOL_CLASSES
             ]
         colourblind = [d for d in detections if d.class_name in COLOURBLIND_TO_COLOUR]
-        named = [d for d in detections if d.class_name in SYMBOL_CLASSES]
+        named = _symbol_boxes(detections)
         symbols = suppress_duplicates(
             _off_colourblind_symbols(named, colourblind, self.settings), self.settings
         )
@@ -397,7 +394,7 @@ class CardReader:
         play, boxes that hold no index dropped. Colour-blind symbols pass unchanged. Also returns the
         boxes a learnt face vouches for (the user's own deck showed that glyph on a card, so its field
         needs no proof) and each box's fused belief, which the corners of one card reconcile."""
-        symbols = [d for d in detections if d.class_name in SYMBOL_CLASSES]
+        symbols = _symbol_boxes(detections)
         vouched: set[Box] = set()
         beliefs: dict[Box, np.ndarray] = {}
         if not symbols:
@@ -726,6 +723,11 @@ class CardReader:
         x2, y2 = boxes[:, 2:].max(axis=0) + grow
         height, width = image_shape[:2]
         return float(max(0.0, x1)), float(max(0.0, y1)), float(min(width, x2)), float(min(height, y2))
+
+
+def _symbol_boxes(detections: list[Detection]) -> list[Detection]:
+    """The index boxes among detections (colour-blind symbols left out)."""
+    return [d for d in detections if d.class_name in SYMBOL_CLASSES]
 
 
 def _greedy_pairs(
