@@ -330,14 +330,12 @@ class Evaluation:
         card's index must to count (:data:`CARD_IOU`): a deck photographed and labelled by hand boxes
         its indices looser or tighter than the renderer, and a narrow "1" boxed 3 px wider misses the
         0.5 of the box scores although it was found."""
-        found = np.asarray([d.box for d in detections], np.float64).reshape(-1, 4)
+        found = _xyxy(detections)
         for card in truth:
             for box, visible in zip(card.boxes, card.visible or (1.0,) * len(card.boxes), strict=True):
                 condition = index_condition(box, visible)
                 self.indices_labelled[condition] += 1
-                self.indices_found[condition] += (
-                    bool(len(found)) and box_iou(np.asarray(box), found).max() >= CARD_IOU
-                )
+                self.indices_found[condition] += _found(box, found)
 
     def add_boxes(self, truth: tuple[tuple[int, tuple], ...], detections: list[Detection]) -> None:
         """Match detections to labelled boxes; fill the confusion matrix and the symbol counts."""
@@ -610,10 +608,21 @@ def lost_at(boxes: tuple[tuple[float, float, float, float], ...], trace: ReadTra
     ('corner check', 'detector')
     """
     for step, kept in trace.steps():
-        found = np.asarray([d.box for d in kept], np.float64).reshape(-1, 4)
-        if not len(found) or all(box_iou(np.asarray(box), found).max() < CARD_IOU for box in boxes):
+        found = _xyxy(kept)
+        if not any(_found(box, found) for box in boxes):
             return step
     return "pairing"
+
+
+def _xyxy(detections: list[Detection]) -> np.ndarray:
+    """The detections' boxes as an (N, 4) array."""
+    return np.asarray([d.box for d in detections], np.float64).reshape(-1, 4)
+
+
+def _found(box: tuple[float, float, float, float], found: np.ndarray) -> bool:
+    """Whether one of the ``found`` boxes (:func:`_xyxy`) overlaps a labelled index ``box`` as a
+    card's index must (:data:`CARD_IOU`), whatever symbol it was named."""
+    return bool(len(found)) and bool(box_iou(np.asarray(box), found).max() >= CARD_IOU)
 
 
 def index_condition(box: tuple[float, float, float, float], visible: float) -> str:
