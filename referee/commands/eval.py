@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
 
     from referee.errors import UserError
     from referee.lab.evaluate import draw_confusion, evaluate, labelled_images
-    from referee.render.dataset import dataset_faces
+    from referee.render.dataset import dataset_faces, dataset_typefaces
     from referee.vision.options import reader_from_args, tiles_from_args
 
     if args.real:
@@ -144,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         "conf": args.conf,
         "true_boxes": args.true_boxes,
         "faces": None if faces is None else {**faces, "seen": str(faces.get("deck")) in decks_seen(reader)},
+        "typefaces": dataset_typefaces(args.folder),
         **evaluation.to_json(),
     }
     try:
@@ -279,6 +280,13 @@ def faces_lines(faces: dict | None) -> list[str]:
     return [f"faces: photographed deck {faces.get('deck')} ({faces.get('photos')} photos), {seen}"]
 
 
+def typefaces_lines(typefaces: dict | None) -> list[str]:
+    """That a rendered set's numerals are in typefaces no network trains on (``dataset --typefaces``)."""
+    if not typefaces:
+        return []
+    return [f"typefaces: numerals in {typefaces.get('faces')} held-out faces, which no network trains on"]
+
+
 def summary(report: dict) -> str:
     """The report's headline numbers, a few lines for the terminal."""
     boxes = report["boxes"]["overall"]
@@ -287,6 +295,7 @@ def summary(report: dict) -> str:
         + ("labelled boxes (reader alone)" if report["true_boxes"] else f"model {report['model']}")
         + f" ({report['backend']}, {report['imgsz']} px)",
         *faces_lines(report.get("faces")),
+        *typefaces_lines(report.get("typefaces")),
         f"boxes: precision {boxes['precision']:.3f} recall {boxes['recall']:.3f} "
         f"({boxes['tp']} of {boxes['truth']} labelled, {boxes['predicted']} detected)",
     ]

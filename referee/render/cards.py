@@ -177,9 +177,11 @@ class _Look:
     centre_shadow: float = 0.0  # the centre symbol's drop shadow (0: the family's default)
 
 
-def _draw_look(design: str, rng: np.random.Generator, variety: bool = False) -> _Look:
-    if design in ("recent", "offbrand") or variety:
-        return _varied_look(design, rng)
+def _draw_look(
+    design: str, rng: np.random.Generator, variety: bool = False, fonts: tuple[str, ...] = ()
+) -> _Look:
+    if design in ("recent", "offbrand") or variety or fonts:
+        return _varied_look(design, rng, fonts)
     white_v = rng.uniform(228, 255)
     white = tuple(int(np.clip(white_v + rng.uniform(-8, 8), 0, 255)) for _ in range(3))
     dark_v = int(rng.uniform(8, 45))
@@ -212,10 +214,10 @@ def _draw_look(design: str, rng: np.random.Generator, variety: bool = False) -> 
     )
 
 
-def _varied_look(design: str, rng: np.random.Generator) -> _Look:
-    """A card look drawn from the whole variety of prints: any installed heavy face, slants, weights,
-    the recent deck's glyph shapes (see the module docstring)."""
-    fonts = numeral_fonts()
+def _varied_look(design: str, rng: np.random.Generator, fonts: tuple[str, ...] = ()) -> _Look:
+    """A card look drawn from the whole variety of prints: any installed heavy face (or one of
+    ``fonts``), slants, weights, the recent deck's glyph shapes (see the module docstring)."""
+    fonts = fonts or numeral_fonts()
     white_v = rng.uniform(225, 255)
     white = tuple(int(np.clip(white_v + rng.uniform(-10, 10), 0, 255)) for _ in range(3))
     dark = _camera_black(rng)
@@ -374,15 +376,18 @@ def render_card(
     height: int = 240,
     rng: np.random.Generator | None = None,
     variety: bool = False,
+    fonts: tuple[str, ...] = (),
 ) -> CardSprite:
     """Render one card face; all jitter comes from ``rng`` (same seed → same pixels).
 
-    ``variety``: draw from every installed face and the varied prints (the training data's mix)."""
+    ``variety``: draw from every installed face and the varied prints (the training data's mix).
+    ``fonts``: the varied prints with numerals in one of these faces instead (an evaluation deck in
+    typefaces no network trained on, :func:`~referee.render.glyphs.held_out_fonts`)."""
     if design not in PRINT_FAMILIES:
         raise ValueError(f"unknown card design {design!r} (expected one of {', '.join(PRINT_FAMILIES)})")
     rng = rng if rng is not None else np.random.default_rng()
     symbol, colour = parse_card_name(name)
-    look = _draw_look(design, rng, variety)
+    look = _draw_look(design, rng, variety, fonts)
     h = int(height)
     w = max(8, round(h * CARD_ASPECT))
     colours = [print_colour(c, rng) for c in COLOURS]

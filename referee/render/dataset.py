@@ -15,6 +15,11 @@ in the same scenes, labelled the same way. Such a set is for *evaluation*: a dec
 in a training set is no longer an unseen deck, and each real deck is scored only by models that
 never trained on it. Its ``data.yaml`` and every sidecar name the deck (``faces``), and all its
 images go to val unless ``--val-fraction`` says otherwise.
+
+``--typefaces held-out`` draws every face's numerals in typefaces no network is trained on
+(:data:`referee.render.glyphs.HELD_OUT_FAMILIES`), in the same scenes as the same seed without it:
+a rendered stand-in for a real deck we do not have, to choose between models without scoring a real
+deck. It is an evaluation set too (all val by default; ``data.yaml`` says ``typefaces``).
 """
 
 from __future__ import annotations
@@ -37,15 +42,25 @@ from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
 
 if TYPE_CHECKING:
     from referee.lab.photo_faces import PhotoFaces
+    from referee.render.scenes import FaceSwap
 
 SPLITS = ("train", "val")
 ROBOFLOW_SPLITS = {"train": "train", "valid": "val"}
 #: The random stream that picks, per scene, which photo of a face and which stand-ins it is dealt.
 _FACES_STREAM = 1
+#: ``--typefaces`` for a set whose numerals are in typefaces no network trained on.
+HELD_OUT = "held-out"
+#: The random stream that retypes, per scene, the faces of ``--typefaces held-out``.
+_TYPEFACES_STREAM = 2
 #: What ``data.yaml`` says about a set dealt with photographed faces.
 FACES_USE = (
     "evaluation only: a deck whose faces are in a training set is no longer unseen; score this deck "
     "only with models that never trained on it"
+)
+#: What ``data.yaml`` says about a set retyped in the held-out typefaces.
+TYPEFACES_USE = (
+    "evaluation only: numerals in typefaces no network trains on (referee.render.glyphs.HELD_OUT_FAMILIES), "
+    "a rendered stand-in for a deck we do not have"
 )
 
 
@@ -57,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--val-fraction",
         type=float,
-        help="share of rendered images for val (default 0.1; 1 with --faces: all val)",
+        help="share of rendered images for val (default 0.1; all val with --faces or --typefaces held-out)",
     )
     parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
@@ -91,11 +106,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "faces are in a training set is no longer unseen, and each real deck is scored only by models that "
         "never trained on it",
     )
+    parser.add_argument(
+        "--typefaces",
+        choices=("training", HELD_OUT),
+        default="training",
+        help="numerals in the training typefaces (default), or, for EVALUATION sets, in typefaces no "
+        "network is trained on (a stand-in for a deck we do not have; needs Debian's held-out font "
+        "packages, see the model card)",
+    )
 
 
 def _check(args: argparse.Namespace) -> None:
+    held_out = args.typefaces == HELD_OUT
     if args.val_fraction is None:
-        args.val_fraction = 1.0 if args.faces is not None else 0.1
+        args.val_fraction = 1.0 if args.faces is not None or held_out else 0.1
     if args.count < 1:
         raise UserError(f"--count must be at least 1 (got {args.count})")
     if not 64 <= args.size <= 2048:
@@ -112,6 +136,17 @@ def _check(args: argparse.Namespace) -> None:
         raise UserError(
             "--faces makes an evaluation set and --roboflow mixes training photos in: use one of them"
         )
+    if held_out and (args.faces is not None or args.roboflow is not None):
+        raise UserError(
+            "--typefaces held-out makes an evaluation set of rendered faces: leave out --faces and --roboflow"
+        )
+    if held_out:
+        from referee.render.glyphs import HELD_OUT_PACKAGES, held_out_fonts
+
+        if not held_out_fonts():
+            raise UserError(
+                f"--typefaces held-out: no held-out face is installed: apt-get install {HELD_OUT_PACKAGES}"
+            )
     if args.roboflow is not None:
         for split in ROBOFLOW_SPLITS:
             if (
@@ -157,25 +192,33 @@ def photo_faces(folder: str) -> PhotoFaces:
     return PhotoFaces.load(folder)
 
 
-def render_one(job: tuple[str, int, int, int, str, int | None, str | None, str | None]) -> int:
+def render_one(job: tuple[str, int, int, int, str, int | None, str | None, str | None, bool]) -> int:
     """Render image ``index`` into ``out`` unless it is already there; returns 1 if it was rendered."""
     import cv2
     import numpy as np
 
     from referee.render.scenes import render_scene
 
-    out_text, seed, index, size, split, quality, kind, faces_folder = job
+    out_text, seed, index, size, split, quality, kind, faces_folder, held_out_typefaces = job
     out = Path(out_text)
     stem = f"r{seed}_{index:07d}"
     image_path, label_path, meta_path = _paths(out, split, stem)
     if image_path.exists() and label_path.exists() and meta_path.exists():
         return 0
-    deal = None
+    deal: FaceSwap | None = None
+    marks: dict[str, str] = {}  # what the sidecar says of the faces dealt
     if faces_folder is not None:
         from referee.lab.photo_faces import PhotoDeal
 
         deal_seed = int(np.random.default_rng([seed, index, _FACES_STREAM]).integers(2**32))
-        deal = PhotoDeal(photo_faces(faces_folder), deal_seed)
+        photographed = photo_faces(faces_folder)
+        deal, marks = PhotoDeal(photographed, deal_seed), {"faces": photographed.deck}
+    elif held_out_typefaces:
+        from referee.render.glyphs import held_out_fonts
+        from referee.render.scenes import Retype
+
+        retype_seed = int(np.random.default_rng([seed, index, _TYPEFACES_STREAM]).integers(2**32))
+        deal, marks = Retype(held_out_fonts(), retype_seed), {"typefaces": HELD_OUT}
     rng = np.random.default_rng([seed, index])
     result = render_scene(rng, size, kind, faces=deal)
     jpeg_quality = quality if quality is not None else int(rng.integers(50, 96))
@@ -184,8 +227,7 @@ def render_one(job: tuple[str, int, int, int, str, int | None, str | None, str |
         raise RuntimeError(f"JPEG encoding failed for {stem}")
     meta = {"image": image_path.name, "seed": seed, "index": index, "jpeg_quality": jpeg_quality}
     meta.update(result.metadata())
-    if deal is not None:
-        meta["faces"] = deal.faces.deck
+    meta.update(marks)
     # Labels and sidecar first, image last: the image's presence marks a finished sample.
     _write_atomic(label_path, format_labels(result.labels).encode())
     _write_atomic(meta_path, json.dumps(meta, separators=(",", ":")).encode())
@@ -260,22 +302,49 @@ def faces_record(faces: PhotoFaces) -> dict[str, object]:
     }
 
 
+def typefaces_record() -> dict[str, object]:
+    """What ``data.yaml`` records of a set retyped in the held-out typefaces."""
+    from referee.render.glyphs import HELD_OUT_FAMILIES, held_out_fonts
+
+    return {
+        "kind": HELD_OUT,
+        "families": list(HELD_OUT_FAMILIES),
+        "faces": len(held_out_fonts()),
+        "use": TYPEFACES_USE,
+    }
+
+
 def dataset_faces(out: Path) -> dict | None:
     """What an existing set's ``data.yaml`` records of the photographed deck it was dealt (see
     :func:`faces_record`); None for a set of rendered faces, or no set at all."""
+    return _data_yaml_record(out, "faces")
+
+
+def dataset_typefaces(out: Path) -> dict | None:
+    """What an existing set's ``data.yaml`` records of the held-out typefaces it was retyped in (see
+    :func:`typefaces_record`); None for a set in the training typefaces, or no set at all."""
+    return _data_yaml_record(out, "typefaces")
+
+
+def _data_yaml_record(out: Path, key: str) -> dict | None:
     import yaml
 
     try:
         data = yaml.safe_load((out / "data.yaml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
-    faces = data.get("faces") if isinstance(data, dict) else None
-    return faces if isinstance(faces, dict) else None
+    record = data.get(key) if isinstance(data, dict) else None
+    return record if isinstance(record, dict) else None
 
 
-def write_data_yaml(out: Path, faces: PhotoFaces | None = None, photos_of: Path | None = None) -> Path:
+def write_data_yaml(
+    out: Path,
+    faces: PhotoFaces | None = None,
+    photos_of: Path | None = None,
+    held_out_typefaces: bool = False,
+) -> Path:
     """The ultralytics dataset file: absolute ``path``, split folders, our class names (and the
-    photographed deck, for a set dealt with one).
+    photographed deck, for a set dealt with one; the held-out typefaces, for a set retyped in them).
 
     ``photos_of``: the real deck whose photos were mixed in; with the decks an earlier run mixed
     into this folder, it is recorded as ``decks_seen`` (:mod:`referee.lab.provenance`)."""
@@ -297,6 +366,8 @@ def write_data_yaml(out: Path, faces: PhotoFaces | None = None, photos_of: Path 
         data["decks_seen"] = sorted(decks)
     if faces is not None:
         data["faces"] = faces_record(faces)
+    if held_out_typefaces:
+        data["typefaces"] = typefaces_record()
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     return path
 
@@ -309,7 +380,8 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out
     photo_faces.cache_clear()  # read the folder as it is now; forked workers inherit this reading
     faces = photo_faces(str(args.faces)) if args.faces is not None else None
-    _refuse_mixed_faces(out, faces)
+    held_out = args.typefaces == HELD_OUT
+    _refuse_mixed_faces(out, faces, held_out)
     try:
         for kind in ("images", "labels", "meta"):
             for split in SPLITS:
@@ -326,6 +398,7 @@ def run(args: argparse.Namespace) -> int:
             args.quality,
             args.kind,
             str(args.faces) if args.faces is not None else None,
+            held_out,
         )
         for i in range(args.count)
     ]
@@ -350,26 +423,33 @@ def run(args: argparse.Namespace) -> int:
         }
         counts = roboflow_counts(synthetic["train"], synthetic["val"], args.roboflow_share, available)
         mixed = copy_roboflow(args.roboflow, out, counts, args.seed)
-    yaml_path = write_data_yaml(out, faces, args.roboflow)
+    yaml_path = write_data_yaml(out, faces, args.roboflow, held_out)
     dealt = (
         f"faces: {faces.photo_count} photos of {len(faces.photos)} cards of {faces.deck} "
         "(an evaluation set: score this deck only with models that never trained on it)"
         if faces is not None
+        else f"numerals in {typefaces_record()['faces']} held-out faces (an evaluation set: no network "
+        "trains on them)"
+        if held_out
         else f"Roboflow photos: {mixed['train']} train, {mixed['val']} val"
     )
     print(f"{rendered} rendered, {len(jobs) - rendered} already there; {dealt}; dataset file {yaml_path}")
     return 0
 
 
-def _refuse_mixed_faces(out: Path, faces: PhotoFaces | None) -> None:
+def _refuse_mixed_faces(out: Path, faces: PhotoFaces | None, held_out_typefaces: bool) -> None:
     """One set, one deck: adding scenes with other faces to a set that has images would mix them."""
     if not any(next((out / "images" / split).glob("*.jpg"), None) for split in SPLITS):
         return
-    before = (dataset_faces(out) or {}).get("deck")
-    now = faces.deck if faces is not None else None
-    if before != now:
-        held = f"the faces of {before}" if before else "rendered faces"
-        wanted = f"the faces of {now}" if now else "rendered faces"
+
+    def described(deck: object, retyped: bool) -> str:
+        if deck:
+            return f"the faces of {deck}"
+        return "rendered faces in held-out typefaces" if retyped else "rendered faces"
+
+    held = described((dataset_faces(out) or {}).get("deck"), dataset_typefaces(out) is not None)
+    wanted = described(faces.deck if faces is not None else None, held_out_typefaces)
+    if held != wanted:
         raise UserError(f"{out} already holds scenes with {held}, not {wanted}: choose another folder")
 
 

@@ -46,6 +46,38 @@ NUMERAL_FAMILIES: tuple[str, ...] = (
     "NotoSans-", "NotoSerif-", "NotoSansDisplay-", "NotoSerifDisplay-", "texgyreheros", "texgyreadventor",
 )  # fmt: skip
 _HEAVY_WEIGHTS = ("bold", "black", "heavy", "demi")
+#: Families no network is ever trained on: a deck printed in them is a deck in typefaces the
+#: networks never saw, the rendered stand-in for a real deck we do not have
+#: (``uno-referee dataset --typefaces held-out``). Grotesque, humanist, geometric, rounded, slab and
+#: serif faces from Debian's fonts-inter, -b612, -cabin, -karla, -clear-sans, -go, -dosis,
+#: -beteckna, -manrope, -quicksand, -oxygen, -mplus, -averia-sans-gwf and -yrsa-rasa. None of them
+#: may ever start like a :data:`NUMERAL_FAMILIES` name (a test checks).
+HELD_OUT_FAMILIES: tuple[str, ...] = (
+    "Inter-", "InterDisplay-", "B612-", "Cabin-", "Karla-", "ClearSans-", "Go-Bold", "Dosis-",
+    "BetecknaGS", "Manrope-", "Quicksand-", "Oxygen-Sans", "Mplus1-", "Mplus2-", "AveriaSansGWF-",
+    "Rasa-", "Yrsa-",
+)  # fmt: skip
+#: The packages that install them, for the one-line error where none is installed.
+HELD_OUT_PACKAGES = (
+    "fonts-inter fonts-b612 fonts-cabin fonts-karla fonts-clear-sans fonts-go fonts-dosis fonts-beteckna "
+    "fonts-manrope fonts-quicksand fonts-oxygen fonts-mplus fonts-averia-sans-gwf fonts-yrsa-rasa"
+)
+
+
+def _installed_faces(families: tuple[str, ...]) -> tuple[str, ...]:
+    """Every heavy, not monospaced face of these families installed here (sorted absolute paths)."""
+    if not SYSTEM_FONT_DIR.is_dir():
+        return ()
+    return tuple(
+        sorted(
+            str(path)
+            for pattern in ("*.ttf", "*.otf")
+            for path in SYSTEM_FONT_DIR.rglob(pattern)
+            if path.name.startswith(families)
+            and any(weight in path.name.lower() for weight in _HEAVY_WEIGHTS)
+            and "mono" not in path.name.lower()
+        )
+    )
 
 
 @lru_cache(maxsize=1)
@@ -55,22 +87,16 @@ def numeral_fonts() -> tuple[str, ...]:
     Only where datasets are rendered does this find more than the vendored faces; the result is
     sorted, so a seeded scene is the same on two machines with the same fonts.
     """
-    installed = (
-        sorted(
-            str(path)
-            for pattern in ("*.ttf", "*.otf")
-            for path in SYSTEM_FONT_DIR.rglob(pattern)
-            if path.name.startswith(NUMERAL_FAMILIES)
-            and any(weight in path.name.lower() for weight in _HEAVY_WEIGHTS)
-            and "mono" not in path.name.lower()
-        )
-        if SYSTEM_FONT_DIR.is_dir()
-        else []
-    )
-    return CARD_FONTS + tuple(installed)
+    return CARD_FONTS + _installed_faces(NUMERAL_FAMILIES)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=1)
+def held_out_fonts() -> tuple[str, ...]:
+    """Faces of :data:`HELD_OUT_FAMILIES` installed here: for evaluation sets only (none may be empty
+    where such a set is rendered; :mod:`referee.render.dataset` says what to install)."""
+    return _installed_faces(HELD_OUT_FAMILIES)
+
+
 def font(name: str, size: int) -> ImageFont.FreeTypeFont:
     """A TrueType font at a pixel size: a vendored face by file name, or any face by absolute path
     (cached: loading a face costs ~1 ms)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -44,6 +45,32 @@ _OVERSAMPLE = 1.3
 
 #: Turns a rendered face into the same card's face from elsewhere (a photographed deck), same size.
 FaceSwap = Callable[[CardSprite], CardSprite]
+
+
+class Retype:
+    """A :data:`FaceSwap` that draws each face again with its numerals in other typefaces: one family
+    per card, every family as likely however many weights it has (``dataset --typefaces held-out``).
+
+    Its own random numbers, not the scene's: the scene lays out the same table as without it.
+
+    >>> faces = ("/f/Inter-Bold.otf", "/f/Inter-Black.otf", "/f/Cabin-Bold.otf")
+    >>> sorted(Retype(faces, seed=1).families)
+    [('/f/Cabin-Bold.otf',), ('/f/Inter-Black.otf', '/f/Inter-Bold.otf')]
+    """
+
+    def __init__(self, faces: tuple[str, ...], seed: int) -> None:
+        by_family: dict[str, list[str]] = {}
+        for face in sorted(faces):
+            by_family.setdefault(Path(face).name.split("-")[0], []).append(face)
+        self.families = [tuple(group) for group in by_family.values()]
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, rendered: CardSprite) -> CardSprite:
+        family = self.families[int(self.rng.integers(len(self.families)))]
+        height = rendered.size[1]
+        return render_card(
+            rendered.name, rendered.design, rendered.colourblind, height, self.rng, fonts=family
+        )
 
 
 @dataclass(frozen=True)
