@@ -574,6 +574,23 @@ def test_an_index_with_no_white_of_its_own_borrows_the_lamp_of_another(reader):
     )
 
 
+def test_an_off_brand_index_is_balanced_on_the_faces_white():
+    """An off-brand print's index is a coloured glyph on the face's white, so no white ink stands out
+    from its field; the face's white is the reference. Unbalanced, a pink lamp's white counts as print
+    colour for a deck whose learnt blue is a dark, dull teal (the off-brand stand-in deck's colours,
+    model card, twenty-third session): the whole face read blue."""
+    face = np.full((90, 70, 3), (226, 206, 246), np.uint8)  # the face's white under a pink lamp (BGR)
+    cv2.putText(face, "7", (14, 62), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (40, 205, 240), 5, cv2.LINE_AA)
+    face = cv2.GaussianBlur(face, (3, 3), 0)
+    index = (12, 18, 50, 66)
+    gains = white_gains_at(face, index)
+    assert gains is not None and gains[1] > max(gains[0], gains[2])  # green lifted against the pink
+    centres = {"red": (115.0, 179.0, 170.0), "yellow": (234.0, 116.0, 214.0)}
+    centres |= {"green": (184.0, 90.0, 178.0), "blue": (103.0, 113.0, 108.0)}
+    learnt = replace(ColourModel.default(), centres=centres, min_chroma=14.0)
+    assert learnt.read(learnt.votes(face, index)).colour == "yellow"
+
+
 def test_black_field_reads_black():
     model = ColourModel.default()
     field = np.full((30, 30, 3), 25, np.uint8)

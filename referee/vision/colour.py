@@ -390,13 +390,21 @@ def _scaled(crop_bgr: np.ndarray, gains: np.ndarray | None) -> np.ndarray:
     return np.clip(pixels * gains, 0, 255).astype(np.uint8).reshape(crop_bgr.shape)
 
 
+#: A crop whose typical pixel is tinted at most this much ((max − min) / max of its channels) and at
+#: least this share as bright as its brightest tenth lies on a card's white face: a lamp tints white
+#: by 0.1 or so, a pale print colour (a washed-out yellow: 0.3 and more) by far more.
+FACE_WHITE_TINT = (0.2, 0.8)
+
+
 def _white_gains(crop_bgr: np.ndarray, min_level: float = 60.0, max_tint: float = 0.55) -> np.ndarray | None:
     """Per-channel gains that make the crop's brightest tenth a neutral ``WHITE_LEVEL``, or None.
 
     Only where that brightest tenth looks like ink on a card: bright enough, nearly neutral, and
     clearly more neutral or clearly brighter than the crop's typical pixel (a coloured or black
-    field). A felt table, a yellow field with no white in view or a sheet of paper stay as they are,
-    so a print colour is never "balanced" away; the gains are limited to 0.5–2.5 per channel.
+    field), or where the typical pixel is that white itself (an off-brand print's coloured glyph on
+    the face's white, tinted by the lamp: :data:`FACE_WHITE_TINT`). A felt table or a yellow field
+    with no white in view stay as they are, so a print colour is never "balanced" away; the gains
+    are limited to 0.5–2.5 per channel.
     """
     pixels = crop_bgr.reshape(-1, 3).astype(np.float32)
     highest = pixels.max(axis=1)
@@ -407,7 +415,9 @@ def _white_gains(crop_bgr: np.ndarray, min_level: float = 60.0, max_tint: float 
     typical_tint, typical_brightness = float(np.median(tint)), float(np.median(brightness))
     looks_like_ink = white.max() >= min_level and white_tint <= max_tint
     stands_out = typical_tint - white_tint >= 0.1 or white.mean() >= 1.25 * typical_brightness
-    if not (looks_like_ink and stands_out):
+    tint_limit, brightness_share = FACE_WHITE_TINT
+    on_white = typical_tint <= tint_limit and typical_brightness >= brightness_share * white.mean()
+    if not (looks_like_ink and (stands_out or on_white)):
         return None
     return np.clip(WHITE_LEVEL / np.maximum(white, 1.0), 0.5, 2.5)
 
