@@ -49,9 +49,8 @@ _HEAVY_WEIGHTS = ("bold", "black", "heavy", "demi")
 #: Families no network is ever trained on: a deck printed in them is a deck in typefaces the
 #: networks never saw, the rendered stand-in for a real deck we do not have
 #: (``uno-referee dataset --typefaces held-out``). Grotesque, humanist, geometric, rounded and
-#: serif faces from Debian's fonts-inter, -b612, -cabin, -karla, -clear-sans, -go, -dosis,
-#: -beteckna, -manrope, -quicksand, -oxygen, -mplus, -averia-sans-gwf and -yrsa-rasa. None of them
-#: may ever start like a :data:`NUMERAL_FAMILIES` name (a test checks).
+#: serif faces from the Debian packages of :data:`HELD_OUT_PACKAGES`. None of them may ever start
+#: like a :data:`NUMERAL_FAMILIES` name (a test checks).
 HELD_OUT_FAMILIES: tuple[str, ...] = (
     "Inter-", "InterDisplay-", "B612-", "Cabin-", "Karla-", "ClearSans-", "Go-Bold", "Dosis-",
     "BetecknaGS", "Manrope-", "Quicksand-", "Oxygen-Sans", "Mplus1-", "Mplus2-", "AveriaSansGWF-",
