@@ -103,6 +103,25 @@ def test_two_cards_of_one_name_are_matched_by_place():
     assert evaluation.cards.overall()["tp"] == 2 and evaluation.multiset_f1 == [1.0]
 
 
+def test_a_narrow_glyph_inside_a_photographed_faces_label_region_is_that_card():
+    """A face dealt from a photo is labelled with its deck's wide index region; a tight box on a
+    flat reverse arrow inside it (IoU 0.3 or less) is that card read, not a miss and an extra card.
+    A box half out of the region is not."""
+    region = (100, 100, 134, 136)
+    flat_arrow, beside = (104, 111, 130, 125), (120, 111, 146, 125)
+    evaluation = Evaluation()
+    mistakes = evaluation.add_cards(
+        (TruthCard("yellow-reverse", (region,)), TruthCard("red-1", (C,))),
+        [card("yellow-reverse", flat_arrow), card("red-1", beside)],
+        "table",
+        (),
+    )
+    assert [m.kind for m in mistakes] == ["invented", "missed"]
+    assert evaluation.cards.overall()["tp"] == 1
+    evaluation.add_indices_found((TruthCard("yellow-reverse", (region,)),), [detection(flat_arrow, "reverse")])
+    assert evaluation.indices_found == evaluation.indices_labelled
+
+
 def test_card_mistakes_are_sorted_by_kind():
     """Doubled, corners disagree, on a card, invented, missed, wrong symbol, wrong colour: what a
     reader fix targets."""

@@ -41,6 +41,11 @@ from referee.vision.reader import Card, CardReader, ReadTrace
 
 BOX_IOU = 0.5  # a detection finds a labelled box (the usual mAP50 criterion)
 CARD_IOU = 0.3  # a read card is a labelled card when one of its indices overlaps one of the card's
+#: … or when one of its index boxes lies at least this share inside one of the card's: a face dealt
+#: from a photo (``dataset --faces``) is labelled with the region its deck prints indices in
+#: (:data:`referee.lab.photo_faces.INDEX_REGION`, wide enough for "+4"), and a narrow 1 or a flat
+#: reverse arrow boxed tight inside it overlaps that region by less than CARD_IOU.
+INSIDE_LABEL = 0.8
 BACKGROUND = len(CLASS_NAMES)  # the extra row/column of the confusion matrix
 WILD = "wild"  # the colour column of wild cards in the per-colour scores
 #: The kinds of card mistakes on rendered scenes, and what each means.
@@ -379,7 +384,7 @@ class Evaluation:
         for i, card in enumerate(cards):
             index_boxes = np.asarray([d.box for d in card.indices], np.float64)
             for j, expected in enumerate(truth):
-                overlaps[i, j] = max(box_iou(np.asarray(box), index_boxes).max() for box in expected.boxes)
+                overlaps[i, j] = max(index_overlap(box, index_boxes).max() for box in expected.boxes)
         # A card read at both corners, once right and once wrong, is matched to its right reading.
         pairs = sorted(
             (
@@ -471,7 +476,7 @@ class Evaluation:
             read = max(cards, key=lambda card: card.confidence).name if cards else None
         else:
             overlaps = [
-                max(box_iou(np.asarray(named.boxes[0]), np.asarray([d.box for d in c.indices], np.float64)))
+                index_overlap(named.boxes[0], np.asarray([d.box for d in c.indices], np.float64)).max()
                 for c in cards
             ]
             best = int(np.argmax(overlaps)) if overlaps else -1
@@ -622,7 +627,27 @@ def _xyxy(detections: list[Detection]) -> np.ndarray:
 def _found(box: tuple[float, float, float, float], found: np.ndarray) -> bool:
     """Whether one of the ``found`` boxes (:func:`_xyxy`) overlaps a labelled index ``box`` as a
     card's index must (:data:`CARD_IOU`), whatever symbol it was named."""
-    return bool(len(found)) and bool(box_iou(np.asarray(box), found).max() >= CARD_IOU)
+    return bool(len(found)) and bool(index_overlap(box, found).max() >= CARD_IOU)
+
+
+def index_overlap(labelled: tuple[float, float, float, float], read: np.ndarray) -> np.ndarray:
+    """How well each ``read`` box (N × 4) lies on a ``labelled`` index box, as CARD_IOU asks: their
+    IoU, raised to CARD_IOU where the read box lies :data:`INSIDE_LABEL` inside the labelled one (a
+    tight box on a narrow glyph in a photographed face's wide label region).
+
+    >>> region = (0.0, 0.0, 30.0, 30.0)
+    >>> index_overlap(region, np.array([[10.0, 5.0, 18.0, 25.0], [25.0, 5.0, 45.0, 25.0]])).round(2)
+    array([0.3 , 0.08])
+    >>> index_overlap(region, np.array([[0.0, 0.0, 30.0, 24.0]])).round(2)
+    array([0.8])
+    """
+    labelled_box = np.asarray(labelled, np.float64)
+    read = np.asarray(read, np.float64).reshape(-1, 4)
+    iou = box_iou(labelled_box, read)
+    width = np.clip(np.minimum(read[:, 2], labelled_box[2]) - np.maximum(read[:, 0], labelled_box[0]), 0, None)
+    height = np.clip(np.minimum(read[:, 3], labelled_box[3]) - np.maximum(read[:, 1], labelled_box[1]), 0, None)
+    area = np.maximum((read[:, 2] - read[:, 0]) * (read[:, 3] - read[:, 1]), 1e-9)
+    return np.where(width * height / area >= INSIDE_LABEL, np.maximum(iou, CARD_IOU), iou)
 
 
 def index_condition(box: tuple[float, float, float, float], visible: float) -> str:
