@@ -118,7 +118,8 @@ def test_a_narrow_glyph_inside_a_photographed_faces_label_region_is_that_card():
     )
     assert [m.kind for m in mistakes] == ["invented", "missed"]
     assert evaluation.cards.overall()["tp"] == 1
-    evaluation.add_indices_found((TruthCard("yellow-reverse", (region,)),), [detection(flat_arrow, "reverse")])
+    arrow = TruthCard("yellow-reverse", (region,))
+    evaluation.add_indices_found((arrow,), [detection(flat_arrow, "reverse")])
     assert evaluation.indices_found == evaluation.indices_labelled
 
 

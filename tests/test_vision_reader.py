@@ -844,7 +844,7 @@ class ScriptedGlyphs:
     def __init__(self, beliefs: dict[tuple[float, float], dict[str, float]]) -> None:
         self.beliefs = beliefs
 
-    def read(self, image_bgr, boxes) -> GlyphReadings:
+    def read(self, image_bgr, boxes, views=1) -> GlyphReadings:
         rows = []
         for x1, y1, x2, y2 in boxes:
             centre = ((x1 + x2) / 2, (y1 + y2) / 2)

@@ -636,16 +636,16 @@ def index_overlap(labelled: tuple[float, float, float, float], read: np.ndarray)
     tight box on a narrow glyph in a photographed face's wide label region).
 
     >>> region = (0.0, 0.0, 30.0, 30.0)
-    >>> index_overlap(region, np.array([[10.0, 5.0, 18.0, 25.0], [25.0, 5.0, 45.0, 25.0]])).round(2)
-    array([0.3 , 0.08])
-    >>> index_overlap(region, np.array([[0.0, 0.0, 30.0, 24.0]])).round(2)
-    array([0.8])
+    >>> index_overlap(region, np.array([[10.0, 5.0, 18.0, 25.0], [25.0, 5.0, 45.0, 25.0]])).round(2).tolist()
+    [0.3, 0.08]
+    >>> index_overlap(region, np.array([[0.0, 0.0, 30.0, 24.0]])).round(2).tolist()
+    [0.8]
     """
-    labelled_box = np.asarray(labelled, np.float64)
+    box = np.asarray(labelled, np.float64)
     read = np.asarray(read, np.float64).reshape(-1, 4)
-    iou = box_iou(labelled_box, read)
-    width = np.clip(np.minimum(read[:, 2], labelled_box[2]) - np.maximum(read[:, 0], labelled_box[0]), 0, None)
-    height = np.clip(np.minimum(read[:, 3], labelled_box[3]) - np.maximum(read[:, 1], labelled_box[1]), 0, None)
+    iou = box_iou(box, read)
+    width = np.clip(np.minimum(read[:, 2], box[2]) - np.maximum(read[:, 0], box[0]), 0, None)
+    height = np.clip(np.minimum(read[:, 3], box[3]) - np.maximum(read[:, 1], box[1]), 0, None)
     area = np.maximum((read[:, 2] - read[:, 0]) * (read[:, 3] - read[:, 1]), 1e-9)
     return np.where(width * height / area >= INSIDE_LABEL, np.maximum(iou, CARD_IOU), iou)
 

@@ -1,6 +1,6 @@
 """``uno-referee bench vision``: detector latency per backend on a discard-zone crop, the glyph
-classifier's second look at the boxes found there (``glyphs:``) and the card-corner check's wider one
-(``corners:``, where installed).
+classifier's second look at the boxes found there (``glyphs:``, in as many quarter turns as the reader
+reads each box) and the card-corner check's wider one (``corners:``, where installed).
 
 One line per backend, ``BACKEND: median_ms=… p90_ms=… cpu_ms=… imgsz=…``, timing the whole
 ``Detector.detect`` call (letterbox, inference, decoding and NMS) on one thread by default — the
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from referee.vision.backends import available_backends, load_detector
     from referee.vision.corners import load_corner_check
     from referee.vision.glyphs import load_glyph_classifier
-    from referee.vision.reader import CardReader
+    from referee.vision.reader import CardReader, ReaderSettings
 
     if args.runs < 5 or args.warmup < 0:
         raise UserError("--runs must be at least 5 and --warmup not negative")
@@ -77,8 +77,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{timing.line(label)} imgsz={detector.imgsz}", flush=True)
         if label == "onnxruntime":
             boxes = [d.box for d in detector.detect(crop)] or [(100.0, 100.0, 124.0, 140.0)]
-            timing = time_call(lambda g=glyphs, b=boxes: g.read(crop, b), args.runs, args.warmup)
-            print(f"{timing.line('glyphs')} boxes={len(boxes)}", flush=True)
+            views = ReaderSettings().glyph_views  # as the reader reads each box
+            timing = time_call(lambda g=glyphs, b=boxes, v=views: g.read(crop, b, v), args.runs, args.warmup)
+            print(f"{timing.line('glyphs')} boxes={len(boxes)} views={views}", flush=True)
             if corners is not None:
                 timing = time_call(lambda c=corners, b=boxes: c.not_corner(crop, b), args.runs, args.warmup)
                 print(f"{timing.line('corners')} boxes={len(boxes)}", flush=True)
