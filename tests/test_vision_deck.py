@@ -238,3 +238,22 @@ def test_a_glyph_on_a_wilds_field_competes_only_with_wild_faces():
     assert on_black is not None and on_black.card == "wild-draw4"
     (on_green,) = deck.match(between[None], [False])
     assert on_green is not None and on_green.card == "green-9"
+
+
+def test_a_face_near_in_every_quarter_turn_beats_a_look_alike_near_in_one():
+    """An off-brand print's 1 and 7: upright, a 1's corner came as close to the learnt 7 as to the 1.
+    The reader looks at each box in four quarter turns, and the deck learnt every glyph at four: the
+    right face is near in every look, the look-alike only in one."""
+    rng = np.random.default_rng(5)
+    names = ("red-1", "red-7", *(f"red-{n}" for n in (0, 2, 3, 4, 5, 6)))
+    turns = rng.normal(size=(len(names), 4, 16))
+    turns /= np.linalg.norm(turns, axis=2, keepdims=True)
+    learnt = tuple(name for name in names for _ in range(4))
+    deck = LearntDeck(learnt, turns.reshape(-1, 16).astype(np.float32))
+    one, seven = turns[0], turns[1]
+    upright = 0.45 * one[0] + 0.55 * seven[0]
+    looks = np.stack([upright / np.linalg.norm(upright), *(one[1:] + rng.normal(scale=0.05, size=(3, 16)))])
+    (from_one_look,) = deck.match(looks[None, 0])
+    assert from_one_look is None or from_one_look.card == "red-7"
+    (from_four,) = deck.match(looks[None])
+    assert from_four is not None and from_four.card == "red-1"

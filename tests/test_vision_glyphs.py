@@ -47,3 +47,13 @@ def test_one_view_is_the_upright_crop(card_picture):
     np.testing.assert_allclose(glyphs.read(picture, boxes).probabilities, upright.probabilities, atol=1e-6)
     with pytest.raises(ValueError, match="views"):
         glyphs.read(picture, boxes, 3)
+
+
+def test_every_look_is_kept_for_a_learnt_deck(card_picture):
+    picture, boxes = card_picture
+    glyphs = load_glyph_classifier()
+    four = glyphs.read(picture, boxes, 4)
+    assert four.every_look.shape == (len(boxes), 4, four.embeddings.shape[1])
+    np.testing.assert_allclose(four.every_look[:, 0], four.embeddings)
+    one = glyphs.read(picture, boxes)
+    assert one.looks is None and one.every_look.shape == (len(boxes), 1, one.embeddings.shape[1])

@@ -89,16 +89,6 @@ class LearntDeck:
         return [name for name in expected if name not in learnt]
 
     @cached_property
-    def _symbols(self) -> np.ndarray:
-        """The symbol class of each learnt glyph (worked out once: matching runs on every read)."""
-        return np.asarray([_symbol(card) for card in self.cards])
-
-    @cached_property
-    def _wild_faces(self) -> np.ndarray:
-        """Which learnt glyphs are a wild's (a wild's field is matched only against these)."""
-        return np.isin(self._symbols, list(WILD_SYMBOLS))
-
-    @cached_property
     def _centre(self) -> np.ndarray:
         """The deck's mean glyph. The classifier's embeddings all lie in one corner of the sphere
         (cosines of 0.95 and more between any two glyphs); centred on it they spread out."""
@@ -109,20 +99,39 @@ class LearntDeck:
         """The learnt glyphs, centred and of unit length."""
         return _unit(self.embeddings - self._centre)
 
+    @cached_property
+    def _faces(self) -> tuple[list[str], np.ndarray, np.ndarray, list[np.ndarray]]:
+        """The learnt faces; each one's symbol, whether it is a wild's (a wild's field is matched only
+        against those), and its glyphs' rows (worked out once: matching runs on every read)."""
+        faces = sorted(set(self.cards))
+        cards = np.asarray(self.cards)
+        symbols = np.asarray([_symbol(face) for face in faces])
+        rows = [np.flatnonzero(cards == face) for face in faces]
+        return faces, symbols, np.isin(symbols, list(WILD_SYMBOLS)), rows
+
     def match(
         self, embeddings: np.ndarray, wild_fields: list[bool | None] | None = None
     ) -> list[DeckMatch | None]:
-        """For each embedding: the learnt face it is, or None where the deck is not sure.
+        """For each box: the learnt face it is, or None where the deck is not sure.
 
-        ``wild_fields``: per box, whether its field is a wild's (no print colour: True), a coloured
-        card's (False) or unknown (None). Glyphs compete only with faces of that kind: a deck's
-        outlined +4 on black may look like its green 9, but the 9 lies on green."""
-        if len(embeddings) == 0 or len(self.cards) == 0:
-            return [None] * len(embeddings)
-        symbols, wild_faces = self._symbols, self._wild_faces
-        similarities = _unit(np.asarray(embeddings, np.float32) - self._centre) @ self._prototypes.T
+        ``embeddings``: (N, D), one look at each box, or (N, V, D), each of the V quarter turns the
+        reader looked at it in (:attr:`GlyphReadings.every_look`). A face's similarity is that of its
+        nearest learnt glyph, averaged over the looks: every glyph was learnt at four quarter turns,
+        so the right face is near in every look, while a look-alike (an off-brand print's 1 and 7)
+        is near in one look and not in the next. ``wild_fields``: per box, whether its field is a
+        wild's (no print colour: True), a coloured card's (False) or unknown (None). Glyphs compete
+        only with faces of that kind: a deck's outlined +4 on black may look like its green 9, but
+        the 9 lies on green."""
+        vectors = np.asarray(embeddings, np.float32)
+        if vectors.ndim == 2:
+            vectors = vectors[:, None, :]
+        if len(vectors) == 0 or len(self.cards) == 0:
+            return [None] * len(vectors)
+        faces, symbols, wild_faces, rows = self._faces
+        similarities = _unit(vectors - self._centre) @ self._prototypes.T  # boxes × looks × glyphs
+        by_face = np.stack([similarities[:, :, glyphs].max(axis=2) for glyphs in rows], axis=2).mean(axis=1)
         result: list[DeckMatch | None] = []
-        for k, row in enumerate(similarities):
+        for k, row in enumerate(by_face):
             wild = wild_fields[k] if wild_fields is not None else None
             if wild is not None:
                 row = np.where(wild_faces == wild, row, -1.0)
@@ -131,7 +140,7 @@ class LearntDeck:
             runner_up = float(others.max()) if others.size else -1.0
             if row[best] >= self.accept and row[best] - runner_up >= self.margin:
                 score = float(min(1.0, 0.5 + (row[best] - runner_up) * 5))
-                result.append(DeckMatch(self.cards[best], str(symbols[best]), float(row[best]), score))
+                result.append(DeckMatch(faces[best], str(symbols[best]), float(row[best]), score))
             else:
                 result.append(None)
         return result

@@ -69,7 +69,15 @@ class GlyphReadings:
     """The classifier's answers for a batch of boxes."""
 
     probabilities: np.ndarray  # (N, len(GLYPH_CLASSES)), rows sum to 1
-    embeddings: np.ndarray  # (N, D), unit rows
+    embeddings: np.ndarray  # (N, D), unit rows: the upright crop's
+    #: (N, V, D): the embedding of each of the V quarter turns the crops were read in (None: the
+    #: upright one only), so that a learnt deck can match every look (:meth:`LearntDeck.match`).
+    looks: np.ndarray | None = None
+
+    @property
+    def every_look(self) -> np.ndarray:
+        """(N, V, D): :attr:`looks`, or the upright embeddings as the one look."""
+        return self.looks if self.looks is not None else self.embeddings[:, None, :]
 
     @property
     def not_index(self) -> np.ndarray:
@@ -128,7 +136,7 @@ class GlyphClassifier:
         ``views`` (1, 2 or 4): the probabilities are averaged over the crop turned by that many
         quarter turns (0°; 0° and 90°; all four). The classifier is trained on crops turned by random
         quarter turns, so each turn is another look at the same glyph, and their mean is surer than
-        any one of them. The embeddings stay the upright crop's: a learnt deck matches those."""
+        any one of them. ``embeddings`` stay the upright crop's; ``looks`` holds every turn's."""
         if not boxes:
             return GlyphReadings(np.zeros((0, len(GLYPH_CLASSES)), np.float32), np.zeros((0, 0), np.float32))
         if views not in QUARTER_TURN_VIEWS:
@@ -139,7 +147,8 @@ class GlyphClassifier:
         turned = np.concatenate([np.rot90(crops, turn, axes=(1, 2)) for turn in range(views)])
         readings = self.read_crops(np.ascontiguousarray(turned))
         probabilities = readings.probabilities.reshape(views, len(boxes), -1).mean(axis=0)
-        return GlyphReadings(probabilities.astype(np.float32), readings.embeddings[: len(boxes)])
+        looks = readings.embeddings.reshape(views, len(boxes), -1).transpose(1, 0, 2)
+        return GlyphReadings(probabilities.astype(np.float32), looks[:, 0], looks)
 
     def read_crops(self, crops_bgr: np.ndarray) -> GlyphReadings:
         """The same for ready-cut crops (N × CROP_PX × CROP_PX × 3 uint8 BGR)."""

@@ -410,7 +410,7 @@ class CardReader:
         readings = self.glyphs.read(fields.image, [d.box for d in symbols], self.settings.glyph_views)
         weight, count = self.settings.glyph_weight, len(SYMBOL_CLASSES)
         matches = (
-            self.deck.match(readings.embeddings, [self._wild_field(fields, d) for d in symbols])
+            self.deck.match(readings.every_look, [self._wild_field(fields, d) for d in symbols])
             if self.deck is not None
             else [None] * len(symbols)
         )
