@@ -44,7 +44,7 @@ class DeckMatch:
 
     card: str  # the learnt face, e.g. red-7
     symbol: str  # its symbol class, e.g. 7
-    similarity: float  # cosine similarity to the nearest learnt glyph
+    similarity: float  # cosine similarity to the face's nearest learnt glyph, averaged over the looks
     score: float  # the detection score it is given (0…1)
 
 

@@ -165,7 +165,7 @@ class ReaderSettings:
     #: detector names 1, 5 or 7). Chosen on rendered sets (twenty-fourth session, model card): in
     #: typefaces no network saw and on five stand-in decks, 4 read 0.003 better than 1 (multiset F1,
     #: twelve fresh sets, none more than 0.001 worse), in the training typefaces within 0.0023. It costs
-    #: 1.5 ms more a box on one thread.
+    #: 1.5 ms more a box on one thread. A learnt deck matches all the looks (:meth:`LearntDeck.match`).
     glyph_views: int = 4
     #: A box the card-corner check (:mod:`referee.vision.corners`) finds this sure lies on no card's
     #: corner is dropped before anything else reads it.
