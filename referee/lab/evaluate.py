@@ -35,7 +35,7 @@ import numpy as np
 
 from referee.errors import UserError
 from referee.vision.classes import CLASS_NAMES, COLOURS, ROBOFLOW_TO_CLASS, SYMBOL_CLASSES
-from referee.vision.detection import Detection, box_iou
+from referee.vision.detection import Detection, box_iou, box_share_inside
 from referee.vision.images import IMAGE_SUFFIXES, read_image
 from referee.vision.reader import Card, CardReader, ReadTrace
 
@@ -644,10 +644,7 @@ def index_overlap(labelled: tuple[float, float, float, float], read: np.ndarray)
     box = np.asarray(labelled, np.float64)
     read = np.asarray(read, np.float64).reshape(-1, 4)
     iou = box_iou(box, read)
-    width = np.clip(np.minimum(read[:, 2], box[2]) - np.maximum(read[:, 0], box[0]), 0, None)
-    height = np.clip(np.minimum(read[:, 3], box[3]) - np.maximum(read[:, 1], box[1]), 0, None)
-    area = np.maximum((read[:, 2] - read[:, 0]) * (read[:, 3] - read[:, 1]), 1e-9)
-    return np.where(width * height / area >= INSIDE_LABEL, np.maximum(iou, CARD_IOU), iou)
+    return np.where(box_share_inside(box, read) >= INSIDE_LABEL, np.maximum(iou, CARD_IOU), iou)
 
 
 def index_condition(box: tuple[float, float, float, float], visible: float) -> str:

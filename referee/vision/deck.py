@@ -283,11 +283,11 @@ class DeckBuilder:
     def add(self, face: str, image_bgr: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> None:
         """One photo of ``face`` with its corner-index boxes: each glyph learnt at four quarter turns
         (cards lie at any angle at the table), and its field sampled for the deck's colours."""
-        from referee.vision.glyphs import glyph_crop
+        from referee.vision.glyphs import ALL_QUARTER_TURNS
 
         symbol = _symbol(face)
-        crops = np.stack([np.rot90(glyph_crop(image_bgr, box), k) for box in boxes for k in range(4)])
-        embedded = self.glyphs.read_crops(np.ascontiguousarray(crops)).embeddings
+        looks = self.glyphs.read(image_bgr, boxes, ALL_QUARTER_TURNS).every_look  # boxes × turns × D
+        embedded = looks.reshape(-1, looks.shape[-1])
         self.vectors.append(embedded)
         self.cards += [face] * len(embedded)
         self.photos[face] = self.photos.get(face, 0) + 1

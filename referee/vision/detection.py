@@ -119,6 +119,12 @@ def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return intersection / np.maximum(area + areas - intersection, 1e-9)
 
 
+def box_share_inside(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """The share of each of ``boxes`` that lies inside one xyxy ``box``."""
+    intersection, _, areas = _intersections_and_areas(box, boxes)
+    return intersection / np.maximum(areas, 1e-9)
+
+
 def box_overlap_of_smaller(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """Intersection over the smaller box's area, of one xyxy box with each of ``boxes``: 1.0 where
     one lies inside the other, however loose the outer one (where IoU stays low)."""

@@ -41,8 +41,9 @@ CROP_PX = 40  # side of the square the classifier sees
 CONTEXT = 1.5
 BACKGROUND = len(CLASS_NAMES)  # the extra class: no index, no colour-blind symbol
 GLYPH_CLASSES: tuple[str, ...] = (*CLASS_NAMES, "background")
-#: How many quarter turns of a crop :meth:`GlyphClassifier.read` may average over.
+#: How many quarter turns of a crop :meth:`GlyphClassifier.read` may average over (the last: all).
 QUARTER_TURN_VIEWS = (1, 2, 4)
+ALL_QUARTER_TURNS = QUARTER_TURN_VIEWS[-1]
 
 #: The shipped classifier, beside the detector.
 DEFAULT_GLYPH_MODEL = model_file(GLYPH_MODEL_FILE)
