@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from referee.cli import main
 from referee.vision.backends import available_backends
+from referee.vision.deck import LearntDeck
+from referee.vision.glyphs import load_glyph_classifier
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
-LINE = re.compile(r"^(?P<label>[\w()-]+): median_ms=(?P<median>[\d.]+) p90_ms=(?P<p90>[\d.]+) cpu_ms=[\d.]+")
+LINE = re.compile(r"^(?P<label>[\w()+-]+): median_ms=(?P<median>[\d.]+) p90_ms=(?P<p90>[\d.]+) cpu_ms=[\d.]+")
 
 
 def test_one_line_per_backend(tmp_path, capsys):
@@ -40,3 +44,32 @@ def test_unknown_backend_is_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"uno-referee: error: backend 'tflite' is not available here: choose from {installed}\n"
     )
+
+
+def test_the_reader_is_timed_with_a_learnt_deck_too(tmp_path, capsys):
+    glyphs = load_glyph_classifier()
+    faces = np.random.default_rng(0).normal(size=(2, 64)).astype(np.float32)
+    faces /= np.linalg.norm(faces, axis=1, keepdims=True)
+    deck = tmp_path / "deck.json"
+    LearntDeck(("red-4", "blue-7"), faces, glyph_model=glyphs.identity).save(deck)
+    model = write_scripted_model(tmp_path / "m.onnx", tensor_for_boxes([(100, 100, 120, 130)], ["4"]))
+    common = [
+        "bench",
+        "vision",
+        "--model",
+        str(model),
+        "--runs",
+        "5",
+        "--warmup",
+        "0",
+        "--backends",
+        "onnxruntime",
+    ]
+    assert main([*common, "--deck", str(deck)]) == 2
+    assert (
+        capsys.readouterr().err
+        == "uno-referee: error: --deck times the reader with a learnt deck: add --reader\n"
+    )
+    assert main([*common, "--reader", "--deck", str(deck)]) == 0
+    labels = [LINE.match(line)["label"] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert labels == ["onnxruntime", "glyphs", "corners", "reader(onnxruntime)", "reader+deck(onnxruntime)"]

@@ -1,6 +1,7 @@
 """``uno-referee bench vision``: detector latency per backend on a discard-zone crop, the glyph
 classifier's second look at the boxes found there (``glyphs:``, in as many quarter turns as the reader
-reads each box) and the card-corner check's wider one (``corners:``, where installed).
+reads each box) and the card-corner check's wider one (``corners:``, where installed); with
+``--reader`` the whole card reader (``--deck``: with a learnt deck as well).
 
 One line per backend, ``BACKEND: median_ms=… p90_ms=… cpu_ms=… imgsz=…``, timing the whole
 ``Detector.detect`` call (letterbox, inference, decoding and NMS) on one thread by default — the
@@ -42,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reader", action="store_true", help="also time the whole card reader on the crop (onnxruntime)"
     )
+    parser.add_argument(
+        "--deck",
+        type=Path,
+        metavar="DECK.json",
+        help="with --reader: also time it with this learnt deck (every box matched against its faces)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,10 +56,14 @@ def run(args: argparse.Namespace) -> int:
     from referee.vision.backends import available_backends, load_detector
     from referee.vision.corners import load_corner_check
     from referee.vision.glyphs import load_glyph_classifier
+    from referee.vision.options import deck_from_args
     from referee.vision.reader import CardReader, ReaderSettings
 
     if args.runs < 5 or args.warmup < 0:
         raise UserError("--runs must be at least 5 and --warmup not negative")
+    if args.deck is not None and not args.reader:
+        raise UserError("--deck times the reader with a learnt deck: add --reader")
+    deck = deck_from_args(args)
     installed = available_backends()
     backends = args.backends.split(",") if args.backends else installed
     for backend in backends:
@@ -89,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
                 time_call(lambda r=reader: r.read(crop), args.runs, args.warmup).line(f"reader({label})"),
                 flush=True,
             )
+            if deck is not None:
+                with_deck = CardReader(detector, glyphs=glyphs, corners=corners, deck=deck)
+                timing = time_call(lambda r=with_deck: r.read(crop), args.runs, args.warmup)
+                print(timing.line(f"reader+deck({label})"), flush=True)
     return 0
 
 
