@@ -47,24 +47,15 @@ def test_unknown_backend_is_one_line(tmp_path, capsys):
 
 
 def test_the_reader_is_timed_with_a_learnt_deck_too(tmp_path, capsys):
+    """A user who learnt a deck sees what it costs on their machine; ``--deck`` alone is refused."""
     glyphs = load_glyph_classifier()
     faces = np.random.default_rng(0).normal(size=(2, 64)).astype(np.float32)
     faces /= np.linalg.norm(faces, axis=1, keepdims=True)
     deck = tmp_path / "deck.json"
     LearntDeck(("red-4", "blue-7"), faces, glyph_model=glyphs.identity).save(deck)
     model = write_scripted_model(tmp_path / "m.onnx", tensor_for_boxes([(100, 100, 120, 130)], ["4"]))
-    common = [
-        "bench",
-        "vision",
-        "--model",
-        str(model),
-        "--runs",
-        "5",
-        "--warmup",
-        "0",
-        "--backends",
-        "onnxruntime",
-    ]
+    quick = ["--runs", "5", "--warmup", "0", "--backends", "onnxruntime"]
+    common = ["bench", "vision", "--model", str(model), *quick]
     assert main([*common, "--deck", str(deck)]) == 2
     assert (
         capsys.readouterr().err
