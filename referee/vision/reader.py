@@ -104,6 +104,12 @@ class ReaderSettings:
     turn_test_alike: float = 0.6
     turn_test_margin: float = 0.3
     turn_test_min_px: tuple[float, float] = (10.0, 16.0)  # shorter and longer side of a glyph's box
+    #: … and two glyphs are not one card's corners when they correlate less than this with one of
+    #: them half-turned: a half turn about the card's centre maps one corner's box onto the other's,
+    #: at any rotation. Two cards' corners (a pile, identical cards, two wilds) correlate so at a median
+    #: of 0.27-0.40, one card's at 0.86-0.93; at 0.3 rendered tables split 1 right pair and 14 of two
+    #: cards, rendered hands and piles 0 and 7 (twenty-fifth session, model card). None: not tested.
+    turn_test_apart: float | None = 0.3
     artwork_centre_share: float = 0.25  # within this share of a card's corner spacing of its middle
     colourblind_radius: float = 2.0  # a colour-blind symbol is printed next to the index
     colourblind_surer_by: float = 0.3  # an index box on a colour-blind symbol scored this much surer goes
@@ -762,7 +768,8 @@ def _between(a: Detection, b: Detection) -> Box:
 
 def _same_way_up(glyphs: _GlyphPatches, a: Detection, b: Detection, settings: ReaderSettings) -> bool:
     """Whether two glyphs of one symbol clearly look alike as they lie, and not once one is turned
-    by half a turn, as a card's two corners would. Glyphs that look alike either way (0, 8, the
+    by half a turn, as a card's two corners would; or look unlike even half-turned
+    (:attr:`ReaderSettings.turn_test_apart`). Glyphs that look alike either way (0, 8, the
     reverse arrows) or too small to tell say nothing. Each way is matched at its best shift, since
     the detector's boxes wander by a pixel or two."""
     shorter, longer = settings.turn_test_min_px
@@ -778,6 +785,8 @@ def _same_way_up(glyphs: _GlyphPatches, a: Detection, b: Detection, settings: Re
     half_turned = float(
         cv2.matchTemplate(first, second[::-1, ::-1][inner, inner], cv2.TM_CCOEFF_NORMED).max()
     )
+    if settings.turn_test_apart is not None and half_turned < settings.turn_test_apart:
+        return True
     return as_they_lie >= settings.turn_test_alike and as_they_lie - half_turned >= settings.turn_test_margin
 
 
