@@ -187,18 +187,24 @@ def place_turned(canvas, name, centre, angle, height, seed) -> list[Detection]:
     return corners
 
 
+def a_card_and_its_table(rng: np.random.Generator, low: int, high: int) -> tuple[str, int, np.ndarray]:
+    """A random card (any symbol; a colour unless a wild), its height (``low`` to ``high`` px) and an
+    empty table three heights square to lay it on."""
+    symbols = [n for n in CLASS_NAMES if not n.startswith("cb-")]
+    symbol = symbols[rng.integers(len(symbols))]
+    name = symbol if symbol.startswith("wild") else f"{COLOURS[rng.integers(4)]}-{symbol}"
+    height = int(rng.integers(low, high))
+    return name, height, np.full((3 * height, 3 * height, 3), rng.integers(40, 200, 3), np.uint8)
+
+
 def corners_told_apart(reader: CardReader, seed: int, count: int) -> tuple[int, int]:
     """Two identical cards side by side, up to 15° apart, at any rotation, blurred, noisy and JPEG'd.
     Returns how often one card's own two corners were read as two cards, and how often the two
     cards' top-left corners alone were (rightly) read as two cards rather than paired."""
     rng = np.random.default_rng(seed)
-    symbols = [n for n in CLASS_NAMES if not n.startswith("cb-")]
     own_split = twins_apart = 0
     for k in range(count):
-        symbol = symbols[rng.integers(len(symbols))]
-        name = symbol if symbol.startswith("wild") else f"{COLOURS[rng.integers(4)]}-{symbol}"
-        height = int(rng.integers(60, 320))
-        canvas = np.full((3 * height, 3 * height, 3), rng.integers(40, 200, 3), np.uint8)
+        name, height, canvas = a_card_and_its_table(rng, 60, 320)
         angle, middle = rng.uniform(0, 360), 1.5 * height
         first = place_turned(canvas, name, (middle - 0.55 * height, middle), angle, height, k)
         second_centre = (middle + 0.55 * height, middle + rng.uniform(-0.1, 0.1) * height)
@@ -228,13 +234,9 @@ def corners_of_two_in_a_pile(reader: CardReader, seed: int, count: int) -> int:
     centre: the first's top-left corner and the second's bottom-right one lie as far apart as one
     card's two corners. Returns how often they were (rightly) read as two cards."""
     rng = np.random.default_rng(seed)
-    symbols = [n for n in CLASS_NAMES if not n.startswith("cb-")]
     apart = 0
     for k in range(count):
-        symbol = symbols[rng.integers(len(symbols))]
-        name = symbol if symbol.startswith("wild") else f"{COLOURS[rng.integers(4)]}-{symbol}"
-        height = int(rng.integers(120, 260))
-        canvas = np.full((3 * height, 3 * height, 3), rng.integers(40, 200, 3), np.uint8)
+        name, height, canvas = a_card_and_its_table(rng, 120, 260)
         angle, middle = rng.uniform(0, 360), 1.5 * height
         under = place_turned(canvas, name, (middle, middle), angle, height, k)
         shifted = (middle + rng.uniform(-0.1, 0.1) * height, middle + rng.uniform(-0.1, 0.1) * height)

@@ -622,7 +622,7 @@ class CardReader:
             a, b = first.detection, second.detection
             if a.class_name != b.class_name or first.colour != second.colour:
                 continue
-            if not _same_way_up(glyphs, a, b, self.settings):
+            if not _corners_of_two_cards(glyphs, a, b, self.settings):
                 agreeing.append((self._spacing_cost(spacing), i, j, first, second))
         paired: set[int] = set()
         groups = _greedy_pairs(agreeing, paired)
@@ -633,7 +633,7 @@ class CardReader:
                 continue
             first, second = indices[i], indices[j]
             reconciled = self._consensus(first, second, image_bgr)
-            if reconciled is not None and not _same_way_up(
+            if reconciled is not None and not _corners_of_two_cards(
                 glyphs, first.detection, second.detection, self.settings
             ):
                 disagreeing.append((self._spacing_cost(spacing), i, j, *reconciled))
@@ -766,11 +766,14 @@ def _between(a: Detection, b: Detection) -> Box:
     return x1 - grow, y1 - grow, x2 + grow, y2 + grow
 
 
-def _same_way_up(glyphs: _GlyphPatches, a: Detection, b: Detection, settings: ReaderSettings) -> bool:
-    """Whether two glyphs of one symbol clearly look alike as they lie, and not once one is turned
-    by half a turn, as a card's two corners would; or look unlike even half-turned
-    (:attr:`ReaderSettings.turn_test_apart`). Glyphs that look alike either way (0, 8, the
-    reverse arrows) or too small to tell say nothing. Each way is matched at its best shift, since
+def _corners_of_two_cards(
+    glyphs: _GlyphPatches, a: Detection, b: Detection, settings: ReaderSettings
+) -> bool:
+    """Whether two glyphs are two cards' corners, not one card's: they clearly look alike as they
+    lie, and not once one is turned by half a turn, as a card's two corners would (identical cards
+    side by side); or they look unlike even half-turned (:attr:`ReaderSettings.turn_test_apart`:
+    two cards at different turns). Glyphs that look alike either way (0, 8, the reverse arrows) or
+    too small to tell say nothing. Each way is matched at its best shift, since
     the detector's boxes wander by a pixel or two."""
     shorter, longer = settings.turn_test_min_px
     for box in (a.box, b.box):
