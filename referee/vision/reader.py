@@ -632,10 +632,11 @@ class CardReader:
             if i in paired or j in paired or not near <= spacing <= far:
                 continue
             first, second = indices[i], indices[j]
+            # The glyph test first: it is cheaper than reading the colour of the body between them.
+            if _corners_of_two_cards(glyphs, first.detection, second.detection, self.settings):
+                continue
             reconciled = self._consensus(first, second, image_bgr)
-            if reconciled is not None and not _corners_of_two_cards(
-                glyphs, first.detection, second.detection, self.settings
-            ):
+            if reconciled is not None:
                 disagreeing.append((self._spacing_cost(spacing), i, j, *reconciled))
         groups += _greedy_pairs(disagreeing, paired)
         groups += [(index,) for k, index in enumerate(indices) if k not in paired]
@@ -773,8 +774,8 @@ def _corners_of_two_cards(
     lie, and not once one is turned by half a turn, as a card's two corners would (identical cards
     side by side); or they look unlike even half-turned (:attr:`ReaderSettings.turn_test_apart`:
     two cards at different turns). Glyphs that look alike either way (0, 8, the reverse arrows) or
-    too small to tell say nothing. Each way is matched at its best shift, since
-    the detector's boxes wander by a pixel or two."""
+    too small to tell say nothing. Each way is matched at its best shift, since the detector's boxes
+    wander by a pixel or two."""
     shorter, longer = settings.turn_test_min_px
     for box in (a.box, b.box):
         sides = sorted((box[2] - box[0], box[3] - box[1]))
@@ -784,12 +785,12 @@ def _corners_of_two_cards(
     if first is None or second is None:
         return False
     inner = slice(_GLYPH_SHIFT_PX, -_GLYPH_SHIFT_PX)
-    as_they_lie = float(cv2.matchTemplate(first, second[inner, inner], cv2.TM_CCOEFF_NORMED).max())
     half_turned = float(
         cv2.matchTemplate(first, second[::-1, ::-1][inner, inner], cv2.TM_CCOEFF_NORMED).max()
     )
     if settings.turn_test_apart is not None and half_turned < settings.turn_test_apart:
         return True
+    as_they_lie = float(cv2.matchTemplate(first, second[inner, inner], cv2.TM_CCOEFF_NORMED).max())
     return as_they_lie >= settings.turn_test_alike and as_they_lie - half_turned >= settings.turn_test_margin
 
 
