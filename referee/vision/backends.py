@@ -204,6 +204,15 @@ class Detector(ABC):
         resized.info = replace(self.info, imgsz=imgsz)
         return resized
 
+    def at_confidence(self, conf: float) -> Detector:
+        """The same loaded network reporting boxes down to score ``conf`` (weights and session
+        shared): a reader with a learnt deck reads weaker proposals where the deck vouches for them."""
+        if not 0.0 < conf < 1.0:
+            raise UserError(f"confidence {conf} must lie between 0 and 1")
+        lowered = copy.copy(self)
+        lowered.conf = conf
+        return lowered
+
     @abstractmethod
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
         """Index and colour-blind-symbol boxes found in one BGR picture, best score first."""

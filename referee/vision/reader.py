@@ -176,6 +176,15 @@ class ReaderSettings:
     #: A box the card-corner check (:mod:`referee.vision.corners`) finds this sure lies on no card's
     #: corner is dropped before anything else reads it.
     corner_reject: float = 0.9
+    #: With a learnt deck, the detector's proposals down to this score are read too, where it boxed
+    #: the same glyph at its own floor nowhere (None: only its own floor's) …
+    deck_floor: float | None = 0.05
+    #: … and one below its floor, or one the corner check would drop, is kept where a learnt face
+    #: recognises its glyph at least this well (cosine, :meth:`LearntDeck.match`): the user's deck
+    #: showed that glyph, so a thin outlined 1 the network scores 0.1 is still that deck's 1. Such a
+    #: box makes a card only beside its card's other corner (alone it may be a numeral on a package,
+    #: or a piece of a big centre symbol).
+    deck_sure: float = 0.9
     #: Where the evidence disagrees, a symbol the fused belief (detector and glyph classifier) gives
     #: at least this much still counts: two corners of one card read as 1 and 7 are one card if both
     #: give 1 this much; a "4" on a black field is the wild-draw4 its belief also names.
@@ -269,10 +278,15 @@ class CardReader:
         self.glyphs = glyphs
         self.corners = corners
         self.deck = deck
+        #: The detector's own floor: a box scored below it is read only when a learnt face vouches.
+        self.min_score = getattr(detector, "conf", 0.0)  # (a test's stand-in detector may have none)
         if deck is not None:
             if glyphs is None:
                 raise UserError("a learnt deck needs the glyph classifier (models/uno_glyphs.onnx)")
             deck.check_glyph_model(glyphs)
+            floor = self.settings.deck_floor
+            if floor is not None and floor < self.min_score:
+                self.detector = detector.at_confidence(floor)
         self.symbols = frozenset(SYMBOL_CLASSES if symbols is None else symbols)
         strange = sorted(self.symbols - set(SYMBOL_CLASSES))
         if strange:
@@ -327,7 +341,9 @@ class CardReader:
         else:
             found = self.detector.detect(image_bgr)
         sizes = [
-            max(d.box[2] - d.box[0], d.box[3] - d.box[1]) for d in found if d.class_name in SYMBOL_CLASSES
+            max(d.box[2] - d.box[0], d.box[3] - d.box[1])
+            for d in found
+            if d.class_name in SYMBOL_CLASSES and d.score >= self.min_score
         ]
         shrink = view_shrink(image_bgr.shape, self.detector.imgsz, settings.tile_max_shrink)
         finer = finer_shrink(
@@ -352,14 +368,25 @@ class CardReader:
         index boxes left after each step (:class:`ReadTrace`)."""
         vouched: set[tuple[float, float, float, float]] = set()
         beliefs: dict[tuple[float, float, float, float], np.ndarray] = {}
+        # Below the detector's own floor (read only with a learnt deck): index boxes on probation,
+        # and only on glyphs the detector was sure of nowhere (elsewhere they are another outline).
+        sure = [d for d in detections if d.score >= self.min_score]
+        weak = _off_sure_glyphs(
+            [d for d in detections if d.score < self.min_score and d.class_name in SYMBOL_CLASSES],
+            _symbol_boxes(sure),
+            self.settings,
+        )
+        detections = sure + weak if weak else sure
         detected = _symbol_boxes(detections)
-        fields = _Fields(image_bgr, self.colour_model, detected)
+        fields = _Fields(image_bgr, self.colour_model, _symbol_boxes(sure))
+        probation = {d.box for d in weak}
         if self.corners is not None:
-            detections = self._on_cards(image_bgr, detections)
+            detections, doubted = self._on_cards(image_bgr, detections)
+            probation |= doubted
         if trace is not None:
             trace.detected, trace.on_cards = detected, _symbol_boxes(detections)
         if self.glyphs is not None:
-            detections, vouched, beliefs = self._second_look(fields, detections)
+            detections, vouched, beliefs = self._second_look(fields, detections, probation)
         elif len(self.symbols) < len(SYMBOL_CLASSES):
             detections = [
                 d for d in detections if d.class_name in self.symbols or d.class_name not in SYMBOL_CLASSES
@@ -383,31 +410,46 @@ class CardReader:
         groups = [
             group
             for group in groups
-            if len(group) == 2 or not _cut_by_the_edge(group[0], image_bgr.shape, settings.cut_share)
+            if len(group) == 2
+            or not (
+                _cut_by_the_edge(group[0], image_bgr.shape, settings.cut_share)
+                # A glyph only the learnt deck vouched for (under the detector's floor, or doubted by
+                # the corner check) is a card's corner only beside its other corner: alone it may be
+                # a numeral on a package, or a piece of a card's big centre symbol.
+                or group[0].detection.box in probation
+            )
         ]
         cards = [self._card(group, image_bgr.shape) for group in groups]
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
 
     # --- the glyph classifier's second look -------------------------------------------------------
 
-    def _on_cards(self, image_bgr: np.ndarray, detections: list[Detection]) -> list[Detection]:
+    def _on_cards(
+        self, image_bgr: np.ndarray, detections: list[Detection]
+    ) -> tuple[list[Detection], set[Box]]:
         """The detections less the index boxes the corner check is sure lie on no card's corner (a
-        phone's clock, a score sheet's digits): a card's evidence is around its index, not in it."""
+        phone's clock, a score sheet's digits): a card's evidence is around its index, not in it.
+        With a learnt deck those boxes stay, on probation (returned apart): a face of the deck may
+        still vouch for them (:attr:`ReaderSettings.deck_sure`)."""
         indices = [i for i, d in enumerate(detections) if d.class_name in SYMBOL_CLASSES]
         if not indices:
-            return detections
+            return detections, set()
         doubt = self.corners.not_corner(image_bgr, [detections[i].box for i in indices])
         dropped = {i for i, share in zip(indices, doubt, strict=True) if share >= self.settings.corner_reject}
-        return [d for i, d in enumerate(detections) if i not in dropped]
+        if self.deck is not None and self.glyphs is not None and self.settings.deck_floor is not None:
+            return detections, {detections[i].box for i in dropped}
+        return [d for i, d in enumerate(detections) if i not in dropped], set()
 
     def _second_look(
-        self, fields: _Fields, detections: list[Detection]
+        self, fields: _Fields, detections: list[Detection], probation: set[Box] = frozenset()
     ) -> tuple[list[Detection], set[Box], dict[Box, np.ndarray]]:
         """Each index box named again from a closer look: the detector's and the glyph classifier's
         opinions fused (a learnt deck's nearest face decides where it is sure) over the symbols in
         play, boxes that hold no index dropped. Colour-blind symbols pass unchanged. Also returns the
         boxes a learnt face vouches for (the user's own deck showed that glyph on a card, so its field
-        needs no proof) and each box's fused belief, which the corners of one card reconcile."""
+        needs no proof) and each box's fused belief, which the corners of one card reconcile. A box
+        on ``probation`` (scored below the detector's floor, or doubted by the corner check) is kept
+        only where a learnt face recognises it surely."""
         symbols = _symbol_boxes(detections)
         vouched: set[Box] = set()
         beliefs: dict[Box, np.ndarray] = {}
@@ -423,6 +465,8 @@ class CardReader:
         named: list[Detection] = []
         rows = zip(symbols, readings.probabilities, readings.not_index, matches, strict=True)
         for detection, probabilities, not_index, match in rows:
+            if detection.box in probation and (match is None or match.similarity < self.settings.deck_sure):
+                continue
             if match is not None:  # a face of the user's own deck, recognised
                 vouched.add(detection.box)
                 class_id = CLASS_NAMES.index(match.symbol)
@@ -897,6 +941,19 @@ def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) 
         return False
 
     return [group for group in groups if len(group) == 2 or not echo(group[0].detection)]
+
+
+def _off_sure_glyphs(
+    weak: list[Detection], sure: list[Detection], settings: ReaderSettings
+) -> list[Detection]:
+    """The ``weak`` boxes on no glyph that a ``sure`` box (at the detector's floor or above) also
+    covers: where the detector was sure of a glyph, a weaker box of it is only another outline."""
+    boxes = np.asarray([d.box for d in sure], np.float64).reshape(-1, 4)
+    return [
+        d
+        for d in weak
+        if not (box_overlap_of_smaller(np.asarray(d.box), boxes) >= settings.duplicate_overlap).any()
+    ]
 
 
 def suppress_duplicates(detections: list[Detection], settings: ReaderSettings) -> list[Detection]:
