@@ -51,12 +51,15 @@ def test_export_to_the_file_ultralytics_writes_or_elsewhere(
 ) -> None:
     monkeypatch.setattr(training, "prepare_offline", lambda folder: None)
     monkeypatch.setattr(training, "_import_ultralytics", lambda: type("U", (), {"YOLO": _FakeYolo}))
+    rewritten: list[tuple[Path, Path, int]] = []
+    monkeypatch.setattr(training, "rewrite_file", lambda *args: rewritten.append(args))
     weights = tmp_path / "e4.pt"
     weights.write_bytes(b"pt")
     write_record(weights.with_suffix(".decks.json"), ["uno-cards-roboflow"])
     output = weights.with_suffix(".onnx") if beside else tmp_path / "out" / "model.onnx"
     assert training.export(weights, output, imgsz=320) == output
     assert output.read_bytes() == b"onnx"
+    assert rewritten == [(output, output, 320)], "the box decoding is rewritten in the exported file"
     card = json.loads(output.with_suffix(".json").read_text())
     assert card["architecture"] == "yolo11n"
     assert card["decks_seen"] == ["uno-cards-roboflow"]  # eval marks that deck seen

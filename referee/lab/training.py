@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import UserError
+from referee.lab.box_head import rewrite_file
 from referee.lab.provenance import checkpoint_decks, record_run
 from referee.vision.classes import CLASS_NAMES
 
@@ -273,6 +274,7 @@ def export(
     output.parent.mkdir(parents=True, exist_ok=True)
     if exported.resolve() != output.resolve():  # ultralytics writes beside the checkpoint: keep it clean
         shutil.move(exported, output)
+    rewrite_file(output, output, imgsz)  # the box decoding's softmax on the last axis: same outputs, faster
     card = {
         "names": names,
         "imgsz": imgsz,
