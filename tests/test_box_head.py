@@ -16,7 +16,7 @@ from referee.lab.box_head import main, rewrite_box_softmax, rewrite_file  # noqa
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-def _dfl_model(path: Path, anchors: int = 30) -> Path:
+def _dfl_model(path: Path, anchors: int = 30, show_shares: bool = False) -> Path:
     """A head's box decoding as ultralytics exports it: [1, 64, a] -> 4 distances per anchor."""
     nodes = [
         helper.make_node("Reshape", ["x", "shape4"], ["r"]),
@@ -37,6 +37,8 @@ def _dfl_model(path: Path, anchors: int = 30) -> Path:
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, anchors])],
         initializers,
     )
+    if show_shares:  # the bins' shares are an output too: their layout must not change
+        graph.output.append(helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 16, 4, anchors]))
     graph.input[0].name = "x"
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.save(model, str(path))
@@ -66,6 +68,12 @@ def test_the_rewritten_decoding_gives_the_same_distances(tmp_path):
     assert np.allclose(before, after, atol=1e-5)
     shares = np.exp(logits.reshape(4, 16, 30)) / np.exp(logits.reshape(4, 16, 30)).sum(axis=1, keepdims=True)
     assert np.allclose(after[0], (shares * np.arange(16)[None, :, None]).sum(axis=1), atol=1e-4)
+
+
+def test_a_block_whose_shares_are_read_elsewhere_is_left_alone(tmp_path):
+    model = onnx.load(str(_dfl_model(tmp_path / "dfl.onnx", show_shares=True)))
+    assert rewrite_box_softmax(model) == 0
+    assert [node.op_type for node in model.graph.node].count("Conv") == 1
 
 
 def test_a_file_is_rewritten_in_place_and_a_bad_one_is_a_one_line_error(tmp_path, capsys):

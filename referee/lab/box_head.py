@@ -29,11 +29,17 @@ def rewrite_box_softmax(model: object) -> int:
     """Rewrite every DFL block of ``model`` (an ``onnx.ModelProto``) in place; returns how many.
 
     A block is a Transpose with ``perm`` (0, 2, 1, 3), a Softmax over axis 1 and a bias-free 1×1
-    Conv with one output channel, in a chain. A model already rewritten has none (returns 0)."""
+    Conv with one output channel, in a chain read by nothing else, whose result is only reshaped.
+    A model already rewritten has none (returns 0)."""
     from onnx import helper, numpy_helper
 
     graph = model.graph  # type: ignore[attr-defined]
     producers = {output: node for node in graph.node for output in node.output}
+    outputs = {output.name for output in graph.output}
+    consumers: dict[str, list[object]] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
     initializers = {tensor.name: tensor for tensor in graph.initializer}
     rewritten = 0
     for conv in list(graph.node):
@@ -51,6 +57,16 @@ def rewrite_box_softmax(model: object) -> int:
             continue
         weights = numpy_helper.to_array(initializers[conv.input[1]])
         if weights.ndim != 4 or weights.shape[0] != 1 or weights.shape[2:] != (1, 1):
+            continue
+        # Only where nothing else reads the tensors whose layout changes, and the distances are only
+        # reshaped after ([b, 1, 4, a] and [b, 4, a, 1] hold the same numbers in the same order).
+        private = all(
+            len(consumers.get(name, [])) == 1 and name not in outputs
+            for name in (transpose.output[0], softmax.output[0])
+        )
+        readers = consumers.get(conv.output[0], [])
+        reshaped = bool(readers) and all(node.op_type == "Reshape" for node in readers)  # type: ignore[attr-defined]
+        if not (private and reshaped):
             continue
         _set_attribute(transpose, "perm", [0, 1, 3, 2])  # [b, 4, 16, a] -> [b, 4, a, 16]
         _set_attribute(softmax, "axis", -1)
