@@ -284,7 +284,7 @@ class CardReader:
             if glyphs is None:
                 raise UserError("a learnt deck needs the glyph classifier (models/uno_glyphs.onnx)")
             deck.check_glyph_model(glyphs)
-            floor = self.settings.deck_floor
+            floor = self.settings.deck_floor  # None: no weak box is read (:attr:`_deck_rescues`)
             if floor is not None and floor < self.min_score:
                 self.detector = detector.at_confidence(floor)
         self.symbols = frozenset(SYMBOL_CLASSES if symbols is None else symbols)
@@ -301,6 +301,11 @@ class CardReader:
         reader = copy.copy(self)
         reader.colour_model = colour_model
         return reader
+
+    @property
+    def _deck_rescues(self) -> bool:
+        """Whether a learnt deck may vouch for weak and doubted boxes (:attr:`ReaderSettings.deck_floor`)."""
+        return self.deck is not None and self.settings.deck_floor is not None
 
     def at_one_view(self, imgsz: int) -> CardReader:
         """This reader's network and colours, looking once at ``imgsz`` px and never in tiles: for
@@ -371,14 +376,13 @@ class CardReader:
         # Below the detector's own floor (read only with a learnt deck): index boxes on probation,
         # and only on glyphs the detector was sure of nowhere (elsewhere they are another outline).
         sure = [d for d in detections if d.score >= self.min_score]
-        weak = _off_sure_glyphs(
-            [d for d in detections if d.score < self.min_score and d.class_name in SYMBOL_CLASSES],
-            _symbol_boxes(sure),
-            self.settings,
-        )
-        detections = sure + weak if weak else sure
-        detected = _symbol_boxes(detections)
-        fields = _Fields(image_bgr, self.colour_model, _symbol_boxes(sure))
+        sure_indices = _symbol_boxes(sure)
+        weak = [d for d in detections if d.score < self.min_score and d.class_name in SYMBOL_CLASSES]
+        if weak:
+            weak = _off_sure_glyphs(weak, sure_indices, self.settings)
+        detections = sure + weak
+        detected = sure_indices + weak
+        fields = _Fields(image_bgr, self.colour_model, sure_indices)
         probation = {d.box for d in weak}
         if self.corners is not None:
             detections, doubted = self._on_cards(image_bgr, detections)
@@ -436,7 +440,7 @@ class CardReader:
             return detections, set()
         doubt = self.corners.not_corner(image_bgr, [detections[i].box for i in indices])
         dropped = {i for i, share in zip(indices, doubt, strict=True) if share >= self.settings.corner_reject}
-        if self.deck is not None and self.glyphs is not None and self.settings.deck_floor is not None:
+        if self._deck_rescues:
             return detections, {detections[i].box for i in dropped}
         return [d for i, d in enumerate(detections) if i not in dropped], set()
 
@@ -943,17 +947,19 @@ def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) 
     return [group for group in groups if len(group) == 2 or not echo(group[0].detection)]
 
 
+def _on_one_glyph(box: Box, others: list[Detection], settings: ReaderSettings) -> np.ndarray:
+    """Which of ``others`` box the same glyph as ``box``: the smaller of the two lies at least
+    :attr:`ReaderSettings.duplicate_overlap` inside the larger."""
+    boxes = np.asarray([d.box for d in others], np.float64).reshape(-1, 4)
+    return box_overlap_of_smaller(np.asarray(box), boxes) >= settings.duplicate_overlap
+
+
 def _off_sure_glyphs(
     weak: list[Detection], sure: list[Detection], settings: ReaderSettings
 ) -> list[Detection]:
     """The ``weak`` boxes on no glyph that a ``sure`` box (at the detector's floor or above) also
     covers: where the detector was sure of a glyph, a weaker box of it is only another outline."""
-    boxes = np.asarray([d.box for d in sure], np.float64).reshape(-1, 4)
-    return [
-        d
-        for d in weak
-        if not (box_overlap_of_smaller(np.asarray(d.box), boxes) >= settings.duplicate_overlap).any()
-    ]
+    return [d for d in weak if not _on_one_glyph(d.box, sure, settings).any()]
 
 
 def suppress_duplicates(detections: list[Detection], settings: ReaderSettings) -> list[Detection]:
@@ -962,8 +968,7 @@ def suppress_duplicates(detections: list[Detection], settings: ReaderSettings) -
     NMS keeps such pairs when they overlap by less than half, and two such pairs read as two cards."""
     kept: list[Detection] = []
     for detection in sorted(detections, key=lambda d: -d.score):
-        boxes = np.asarray([k.box for k in kept]).reshape(-1, 4)
-        if not (box_overlap_of_smaller(np.asarray(detection.box), boxes) >= settings.duplicate_overlap).any():
+        if not _on_one_glyph(detection.box, kept, settings).any():
             kept.append(detection)
     return kept
 
@@ -979,14 +984,12 @@ def _off_colourblind_symbols(
     and dropping it would lose a card: the index stays."""
     if not colourblind:
         return symbols
-    boxes = np.asarray([d.box for d in colourblind])
     scores = np.asarray([d.score for d in colourblind])
     return [
         d
         for d in symbols
         if not (
-            (box_overlap_of_smaller(np.asarray(d.box), boxes) >= settings.duplicate_overlap)
-            & (scores >= d.score + settings.colourblind_surer_by)
+            _on_one_glyph(d.box, colourblind, settings) & (scores >= d.score + settings.colourblind_surer_by)
         ).any()
     ]
 
