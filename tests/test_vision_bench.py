@@ -64,3 +64,36 @@ def test_the_reader_is_timed_with_a_learnt_deck_too(tmp_path, capsys):
     assert main([*common, "--reader", "--deck", str(deck)]) == 0
     labels = [LINE.match(line)["label"] for line in capsys.readouterr().out.splitlines()[1:]]
     assert labels == ["onnxruntime", "glyphs", "corners", "reader(onnxruntime)", "reader+deck(onnxruntime)"]
+
+
+def test_a_reference_detector_is_timed_alongside_and_the_ratio_printed(tmp_path, capsys):
+    """Machines of one type differ several-fold from run to run: a latency goal set on one is checked
+    on another by the ratio to a model measured beside it."""
+    model = write_scripted_model(tmp_path / "m.onnx", tensor_for_boxes([(100, 100, 120, 130)], ["4"]))
+    quick = ["--runs", "6", "--warmup", "0", "--backends", "onnxruntime"]
+    assert main(["bench", "vision", "--model", str(model), *quick, "--against", str(model)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    measured, against = (LINE.match(line) for line in lines[-2:])
+    assert (measured["label"], against["label"]) == ("measured", "against")
+    ratio = float(re.search(r" ratio=([\d.]+) ", lines[-1])[1])
+    # The medians are printed to 0.01 ms: the ratio from them agrees to about that.
+    mine, theirs = float(measured["median"]), float(against["median"])
+    assert abs(ratio - mine / theirs) <= 0.02 / theirs
+    missing = tmp_path / "old.onnx"
+    assert main(["bench", "vision", "--model", str(model), *quick, "--against", str(missing)]) == 2
+    assert capsys.readouterr().err == (
+        f"uno-referee: error: no reference detector at {missing} (--against takes an ONNX file)\n"
+    )
+
+
+def test_alternating_rounds_share_the_runs():
+    from referee.lab.vision_bench import time_alternating
+
+    counts = [0, 0]
+
+    def count(k: int) -> None:
+        counts[k] += 1
+
+    timings = time_alternating([lambda: count(0), lambda: count(1)], runs=23, warmup=2, rounds=5)
+    assert counts == [25, 25] and len(timings) == 2
+    assert all(t.median_ms <= t.p90_ms for t in timings)

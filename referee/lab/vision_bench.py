@@ -10,6 +10,11 @@ budget the pile watcher has on the Pi — at the model's own input (``--imgsz`` 
 machine it stays what the call costs, while the wall clock also counts waiting for a core.
 Latency does not depend on the weights, so a random-init export measures the same as the trained
 model; by default the shipped model is measured in both precisions (float and int8).
+
+A machine of one type can run several times slower from one run to the next (shared hosts), so a
+figure in milliseconds is comparable only with one measured beside it. ``--against MODEL`` times the
+detector and a reference detector (an earlier release's) in alternating rounds on the same crop and
+prints the ratio of their medians, ``against: … ratio=…``, which holds across such machines.
 """
 
 from __future__ import annotations
@@ -44,6 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--reader", action="store_true", help="also time the whole card reader on the crop (onnxruntime)"
     )
     parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="MODEL",
+        help="also time this reference detector (e.g. an earlier release's) in alternating rounds "
+        "with the measured one, and print the ratio of their medians (onnxruntime)",
+    )
+    parser.add_argument(
         "--deck",
         type=Path,
         metavar="DECK.json",
@@ -64,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     if args.deck is not None and not args.reader:
         raise UserError("--deck times the reader with a learnt deck: add --reader")
     deck = deck_from_args(args)
+    if args.against is not None and not args.against.is_file():
+        raise UserError(f"no reference detector at {args.against} (--against takes an ONNX file)")
     installed = available_backends()
     backends = args.backends.split(",") if args.backends else installed
     for backend in backends:
@@ -104,6 +118,21 @@ def run(args: argparse.Namespace) -> int:
                 with_deck = CardReader(detector, glyphs=glyphs, corners=corners, deck=deck)
                 timing = time_call(lambda r=with_deck: r.read(crop), args.runs, args.warmup)
                 print(timing.line(f"reader+deck({label})"), flush=True)
+    if args.against is not None:
+        if "onnxruntime" not in installed:
+            raise UserError("--against times detectors on onnxruntime, which is not installed here")
+        measured, reference = (
+            load_detector(path, "onnxruntime", imgsz=size, conf=args.conf, iou=args.iou, threads=args.threads)
+            for path, size in ((model, args.imgsz), (args.against, None))
+        )
+        mine, theirs = time_alternating(
+            [lambda: measured.detect(crop), lambda: reference.detect(crop)], args.runs, args.warmup
+        )
+        print(f"{mine.line('measured')} model {model}", flush=True)
+        print(
+            f"{theirs.line('against')} ratio={mine.median_ms / theirs.median_ms:.3f} model {args.against}",
+            flush=True,
+        )
     return 0
 
 
@@ -133,6 +162,32 @@ def time_call(call: Callable[[], object], runs: int, warmup: int) -> Timing:
         call()
         cpu.append((time.thread_time() - start_cpu) * 1000)
         wall.append((time.perf_counter() - start) * 1000)
+    return _timing(wall, cpu)
+
+
+def time_alternating(
+    calls: list[Callable[[], object]], runs: int, warmup: int, rounds: int = 10
+) -> list[Timing]:
+    """Time each of ``calls`` ``runs`` times, in ``rounds`` alternating rounds, so that a machine
+    that speeds up or slows down during the measurement affects each call alike."""
+    for call in calls:
+        for _ in range(warmup):
+            call()
+    rounds = max(1, min(rounds, runs))
+    wall: list[list[float]] = [[] for _ in calls]
+    cpu: list[list[float]] = [[] for _ in calls]
+    for k in range(rounds):
+        share = runs // rounds + (1 if k < runs % rounds else 0)
+        for call, wall_ms, cpu_ms in zip(calls, wall, cpu, strict=True):
+            for _ in range(share):
+                start, start_cpu = time.perf_counter(), time.thread_time()
+                call()
+                cpu_ms.append((time.thread_time() - start_cpu) * 1000)
+                wall_ms.append((time.perf_counter() - start) * 1000)
+    return [_timing(w, c) for w, c in zip(wall, cpu, strict=True)]
+
+
+def _timing(wall: list[float], cpu: list[float]) -> Timing:
     return Timing(statistics.median(wall), float(np.percentile(wall, 90)), statistics.median(cpu))
 
 
