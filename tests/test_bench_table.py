@@ -138,3 +138,17 @@ def test_who_played_is_scored_as_the_app_names_players_by_their_arms() -> None:
     _score_who_played(score, recognised, turns, ["A", "B", "C"])
     assert (score.out_of_turn, score.out_of_turn_named) == (2, 1)
     assert (score.turn_plays, score.turn_plays_given_away) == (10, 0)
+
+
+def test_a_hand_read_wrong_in_the_scoring_zone_is_named_with_what_was_missed_and_added() -> None:
+    """A card too many or too few in a revealed hand changes the score: the bench says which."""
+    steps = [*STEPS[:2], {"reveal": ["red-2", "blue-7", "green-0"], "by": "B"}]
+    video = TableVideo(steps, ["A", "B"], seed=3, settings=VideoSettings(frame_size=(320, 240)))
+    (reveal,) = video.truth.reveals
+    exact = score_game(video, [], [sorted(reveal.cards)])
+    assert (exact.reveals_exact, exact.reveal_examples) == (1, [])
+    wrong = score_game(video, [], [["blue-1", "blue-7", "green-0", "green-0"]])
+    assert (wrong.reveals_exact, wrong.reveal_cards_missed, wrong.reveal_cards_extra) == (0, 1, 2)
+    assert wrong.reveal_examples == [
+        f"seed 3 frame {reveal.laid_frame}: 3 cards, missed ['red-2'], extra ['blue-1', 'green-0']"
+    ]

@@ -192,6 +192,7 @@ class Score:
     false_examples: list[str] = field(default_factory=list)
     missed_examples: list[str] = field(default_factory=list)
     silent_examples: list[str] = field(default_factory=list)
+    reveal_examples: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
         for name, value in vars(other).items():
@@ -293,10 +294,16 @@ def score_game(
     score.take_backs = sum(d.kind == "take-back" for d in truth.disturbances)
     score.reveals = len(truth.reveals)
     for reveal, read in zip(truth.reveals, reveals_read, strict=True):
+        missed, extra = Counter(reveal.cards) - Counter(read), Counter(read) - Counter(reveal.cards)
         score.reveals_exact += sorted(reveal.cards) == read
         score.reveal_cards += len(reveal.cards)
-        score.reveal_cards_missed += (Counter(reveal.cards) - Counter(read)).total()
-        score.reveal_cards_extra += (Counter(read) - Counter(reveal.cards)).total()
+        score.reveal_cards_missed += missed.total()
+        score.reveal_cards_extra += extra.total()
+        if missed or extra:
+            score.reveal_examples.append(
+                f"seed {video.seed} frame {reveal.laid_frame}: {len(reveal.cards)} cards, "
+                f"missed {sorted(missed.elements()) or 'none'}, extra {sorted(extra.elements()) or 'none'}"
+            )
     if turns is not None:
         _score_who_played(score, recognised, turns, video.players)
     return score
@@ -539,4 +546,5 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
     lines += [f"false: {text}" for text in total.false_examples[:5]]
     lines += [f"missed: {text}" for text in total.missed_examples[:5]]
     lines += [f"missed in silence: {text}" for text in total.silent_examples[:5]]
+    lines += [f"reveal read wrong: {text}" for text in total.reveal_examples[:5]]
     print("\n".join(lines), file=sys.stderr)
