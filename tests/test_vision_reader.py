@@ -187,6 +187,36 @@ def place_turned(canvas, name, centre, angle, height, seed) -> list[Detection]:
     return corners
 
 
+def test_identical_cards_side_by_side_are_each_read_from_both_corners_at_any_turn(reader):
+    """Seen in a hand laid out for scoring (bench game 819): two yellow 5s upright side by side. Their
+    two top corners lie a card's spacing apart and were paired first, which left both bottom corners
+    lone: three cards. The reader pairs as many corners as it can (``pair_most``)."""
+    rng = np.random.default_rng(1)
+    read_right = 0
+    for k in range(60):
+        name, height, canvas = a_card_and_its_table(rng, 60, 320)
+        angle, middle = rng.uniform(0, 360), 1.5 * height
+        first = place_turned(canvas, name, (middle - 0.55 * height, middle), angle, height, k)
+        second_centre = (middle + 0.55 * height, middle + rng.uniform(-0.1, 0.1) * height)
+        second = place_turned(canvas, name, second_centre, angle + rng.uniform(-15, 15), height, k + 1)
+        picture = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 1.5))
+        cards = reader.cards_from_detections(picture, first + second)
+        read_right += [len(card.indices) for card in cards] == [2, 2] and {c.name for c in cards} == {name}
+    assert read_right == 60
+
+
+def test_a_pair_gives_way_to_two_pairs_of_lone_corners():
+    from referee.vision.reader import _most_pairs
+
+    top_a, top_b, bottom_a, bottom_b = "top A", "top B", "bottom A", "bottom B"  # stand-ins for indices
+    candidates = [(0.30, 0, 1, top_a, top_b), (0.42, 0, 2, top_a, bottom_a), (0.34, 1, 3, top_b, bottom_b)]
+    paired: set[int] = set()
+    assert sorted(_most_pairs(candidates, paired)) == [(top_a, bottom_a), (top_b, bottom_b)]
+    assert paired == {0, 1, 2, 3}
+    paired = set()  # with only one lone corner to take, the cheapest pair stays
+    assert _most_pairs(candidates[:2], paired) == [(top_a, top_b)] and paired == {0, 1}
+
+
 def a_card_and_its_table(rng: np.random.Generator, low: int, high: int) -> tuple[str, int, np.ndarray]:
     """A random card (any symbol; a colour unless a wild), its height (``low`` to ``high`` px) and an
     empty table three heights square to lay it on."""

@@ -110,6 +110,11 @@ class ReaderSettings:
     #: of 0.27-0.40, one card's at 0.86-0.93; at 0.3 rendered tables split 1 right pair and 14 of two
     #: cards, rendered hands and piles 0 and 7 (twenty-fifth session, model card). None: not tested.
     turn_test_apart: float | None = 0.3
+    #: Corners that agree are paired so that as many as possible are explained as one card's two:
+    #: where the cheapest pair leaves two corners lone that could each pair with one of its own
+    #: (two identical cards side by side, whose top corners lie at a card's spacing), the two pairs
+    #: are taken instead.
+    pair_most: bool = True
     artwork_centre_share: float = 0.25  # within this share of a card's corner spacing of its middle
     colourblind_radius: float = 2.0  # a colour-blind symbol is printed next to the index
     colourblind_surer_by: float = 0.3  # an index box on a colour-blind symbol scored this much surer goes
@@ -655,7 +660,8 @@ class CardReader:
     # --- pairs ----------------------------------------------------------------------------------
 
     def _pair(self, indices: list[_Index], image_bgr: np.ndarray) -> list[tuple[_Index, ...]]:
-        """Group indices into cards: greedy on how typical each candidate pair's spacing is.
+        """Group indices into cards: greedy on how typical each candidate pair's spacing is, then as
+        many corners paired as can be (:attr:`ReaderSettings.pair_most`).
 
         A card's two corners are printed half a turn apart; two glyphs that look the same way up are
         the corners of two cards (identical cards side by side in a laid-out hand). Corners that
@@ -673,7 +679,7 @@ class CardReader:
             if not _corners_of_two_cards(glyphs, a, b, self.settings):
                 agreeing.append((self._spacing_cost(spacing), i, j, first, second))
         paired: set[int] = set()
-        groups = _greedy_pairs(agreeing, paired)
+        groups = (_most_pairs if self.settings.pair_most else _greedy_pairs)(agreeing, paired)
         disagreeing: list[tuple[float, int, int, _Index, _Index]] = []
         near, far = self.settings.consensus_distance
         for i, j, spacing in candidates:
@@ -803,6 +809,41 @@ def _greedy_pairs(
             paired |= {i, j}
             groups.append((first, second))
     return groups
+
+
+def _most_pairs(
+    candidates: list[tuple[float, int, int, _Index, _Index]], paired: set[int]
+) -> list[tuple[_Index, ...]]:
+    """The cheapest candidate pairs first; then, while a pair ``a–b`` can give way to two pairs
+    ``u–a`` and ``b–v`` of lone ``u`` and ``v``, the cheapest such exchange (one more pair of
+    corners, one card fewer). ``paired`` is updated."""
+    chosen: dict[tuple[int, int], tuple[float, int, int, _Index, _Index]] = {}
+    for candidate in sorted(candidates, key=lambda candidate: candidate[:3]):
+        _, i, j = candidate[:3]
+        if i not in paired and j not in paired:
+            paired |= {i, j}
+            chosen[(i, j)] = candidate
+    neighbours: dict[int, list[tuple[int, tuple[float, int, int, _Index, _Index]]]] = {}
+    for candidate in candidates:
+        _, i, j = candidate[:3]
+        neighbours.setdefault(i, []).append((j, candidate))
+        neighbours.setdefault(j, []).append((i, candidate))
+    while True:
+        exchanges = [
+            (with_a[0] + with_b[0], (a, b), with_a, with_b)
+            for a, b in chosen
+            for u, with_a in neighbours.get(a, [])
+            if u not in paired
+            for v, with_b in neighbours.get(b, [])
+            if v not in paired and v != u
+        ]
+        if not exchanges:
+            return [(candidate[3], candidate[4]) for candidate in chosen.values()]
+        _, given_way, *taken = min(exchanges, key=lambda exchange: (exchange[0], exchange[1]))
+        del chosen[given_way]
+        for candidate in taken:
+            chosen[(candidate[1], candidate[2])] = candidate
+            paired |= {candidate[1], candidate[2]}
 
 
 def _between(a: Detection, b: Detection) -> Box:
