@@ -7,6 +7,7 @@ the detections are the renderer's own label boxes, so these tests check the read
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import cv2
@@ -191,15 +192,8 @@ def test_identical_cards_side_by_side_are_each_read_from_both_corners_at_any_tur
     """Seen in a hand laid out for scoring (bench game 819): two yellow 5s upright side by side. Their
     two top corners lie a card's spacing apart and were paired first, which left both bottom corners
     lone: three cards. The reader pairs as many corners as it can (``pair_most``)."""
-    rng = np.random.default_rng(1)
     read_right = 0
-    for k in range(60):
-        name, height, canvas = a_card_and_its_table(rng, 60, 320)
-        angle, middle = rng.uniform(0, 360), 1.5 * height
-        first = place_turned(canvas, name, (middle - 0.55 * height, middle), angle, height, k)
-        second_centre = (middle + 0.55 * height, middle + rng.uniform(-0.1, 0.1) * height)
-        second = place_turned(canvas, name, second_centre, angle + rng.uniform(-15, 15), height, k + 1)
-        picture = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 1.5))
+    for name, picture, first, second in twins_side_by_side(seed=1, count=60):
         cards = reader.cards_from_detections(picture, first + second)
         read_right += [len(card.indices) for card in cards] == [2, 2] and {c.name for c in cards} == {name}
     assert read_right == 60
@@ -227,12 +221,12 @@ def a_card_and_its_table(rng: np.random.Generator, low: int, high: int) -> tuple
     return name, height, np.full((3 * height, 3 * height, 3), rng.integers(40, 200, 3), np.uint8)
 
 
-def corners_told_apart(reader: CardReader, seed: int, count: int) -> tuple[int, int]:
-    """Two identical cards side by side, up to 15° apart, at any rotation, blurred, noisy and JPEG'd.
-    Returns how often one card's own two corners were read as two cards, and how often the two
-    cards' top-left corners alone were (rightly) read as two cards rather than paired."""
+def twins_side_by_side(
+    seed: int, count: int
+) -> Iterator[tuple[str, np.ndarray, list[Detection], list[Detection]]]:
+    """Two identical cards side by side, up to 15° apart, at any rotation, blurred, noisy and JPEG'd:
+    the card's name, the picture and each card's two corner boxes (top-left first)."""
     rng = np.random.default_rng(seed)
-    own_split = twins_apart = 0
     for k in range(count):
         name, height, canvas = a_card_and_its_table(rng, 60, 320)
         angle, middle = rng.uniform(0, 360), 1.5 * height
@@ -242,7 +236,15 @@ def corners_told_apart(reader: CardReader, seed: int, count: int) -> tuple[int, 
         picture = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.3, 1.5))
         picture = np.clip(picture + rng.normal(0, rng.uniform(2, 8), picture.shape), 0, 255).astype(np.uint8)
         _, jpeg = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
-        picture = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+        yield name, cv2.imdecode(jpeg, cv2.IMREAD_COLOR), first, second
+
+
+def corners_told_apart(reader: CardReader, seed: int, count: int) -> tuple[int, int]:
+    """Over :func:`twins_side_by_side`: how often one card's own two corners were read as two cards,
+    and how often the two cards' top-left corners alone were (rightly) read as two cards rather than
+    paired."""
+    own_split = twins_apart = 0
+    for _, picture, first, second in twins_side_by_side(seed, count):
         own_split += len(reader.cards_from_detections(picture, second)) != 1
         twins_apart += len(reader.cards_from_detections(picture, [first[0], second[0]])) == 2
     return own_split, twins_apart
