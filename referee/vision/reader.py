@@ -254,6 +254,10 @@ class _Index:
     belief: np.ndarray | None = None
 
 
+#: A candidate pair of corner indices: (cost, i, j, first, second), i and j their places in the list.
+_PairCandidate = tuple[float, int, int, _Index, _Index]
+
+
 class CardReader:
     """Reads physical cards from a picture with a detector and a (calibrated) colour model."""
 
@@ -670,7 +674,7 @@ class CardReader:
         the other, would otherwise be two cards where there is one."""
         glyphs = _GlyphPatches(image_bgr)
         candidates = self._pair_geometry(indices)
-        agreeing: list[tuple[float, int, int, _Index, _Index]] = []
+        agreeing: list[_PairCandidate] = []
         for i, j, spacing in candidates:
             first, second = indices[i], indices[j]
             a, b = first.detection, second.detection
@@ -680,7 +684,7 @@ class CardReader:
                 agreeing.append((self._spacing_cost(spacing), i, j, first, second))
         paired: set[int] = set()
         groups = (_most_pairs if self.settings.pair_most else _greedy_pairs)(agreeing, paired)
-        disagreeing: list[tuple[float, int, int, _Index, _Index]] = []
+        disagreeing: list[_PairCandidate] = []
         near, far = self.settings.consensus_distance
         for i, j, spacing in candidates:
             if i in paired or j in paired or not near <= spacing <= far:
@@ -799,31 +803,28 @@ def _symbol_boxes(detections: list[Detection]) -> list[Detection]:
     return [d for d in detections if d.class_name in SYMBOL_CLASSES]
 
 
-def _greedy_pairs(
-    candidates: list[tuple[float, int, int, _Index, _Index]], paired: set[int]
-) -> list[tuple[_Index, ...]]:
+def _greedy_pairs(candidates: list[_PairCandidate], paired: set[int]) -> list[tuple[_Index, ...]]:
     """The cheapest candidate pairs first, each index in one pair at most (``paired`` is updated)."""
-    groups: list[tuple[_Index, ...]] = []
-    for _, i, j, first, second in sorted(candidates, key=lambda candidate: candidate[:3]):
-        if i not in paired and j not in paired:
-            paired |= {i, j}
-            groups.append((first, second))
-    return groups
+    return [(first, second) for _, _, _, first, second in _cheapest_first(candidates, paired)]
 
 
-def _most_pairs(
-    candidates: list[tuple[float, int, int, _Index, _Index]], paired: set[int]
-) -> list[tuple[_Index, ...]]:
-    """The cheapest candidate pairs first; then, while a pair ``a–b`` can give way to two pairs
-    ``u–a`` and ``b–v`` of lone ``u`` and ``v``, the cheapest such exchange (one more pair of
-    corners, one card fewer). ``paired`` is updated."""
-    chosen: dict[tuple[int, int], tuple[float, int, int, _Index, _Index]] = {}
+def _cheapest_first(candidates: list[_PairCandidate], paired: set[int]) -> list[_PairCandidate]:
+    """The candidates taken cheapest first, each index in one at most (``paired`` is updated)."""
+    taken = []
     for candidate in sorted(candidates, key=lambda candidate: candidate[:3]):
         _, i, j = candidate[:3]
         if i not in paired and j not in paired:
             paired |= {i, j}
-            chosen[(i, j)] = candidate
-    neighbours: dict[int, list[tuple[int, tuple[float, int, int, _Index, _Index]]]] = {}
+            taken.append(candidate)
+    return taken
+
+
+def _most_pairs(candidates: list[_PairCandidate], paired: set[int]) -> list[tuple[_Index, ...]]:
+    """The cheapest candidate pairs first; then, while a pair ``a–b`` can give way to two pairs
+    ``u–a`` and ``b–v`` of lone ``u`` and ``v``, the cheapest such exchange (one more pair of
+    corners, one card fewer). ``paired`` is updated."""
+    chosen = {(candidate[1], candidate[2]): candidate for candidate in _cheapest_first(candidates, paired)}
+    neighbours: dict[int, list[tuple[int, _PairCandidate]]] = {}
     for candidate in candidates:
         _, i, j = candidate[:3]
         neighbours.setdefault(i, []).append((j, candidate))
