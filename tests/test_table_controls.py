@@ -300,3 +300,29 @@ def test_holding_blue_then_turning_up_a_card_starts_the_next_round_even_with_the
     assert game.app.table.waiting_for not in ("next_round", "flip")
     assert state.counts == {"Anna": 7, "Ben": 7}
     assert any(text.startswith("Round 2. Anna deals") for text, _ in game.speaker.said)
+
+
+def test_a_laid_out_hand_is_counted_as_most_looks_at_it_saw_it():
+    """A hand is read on the latest frame and two earlier looks kept while it was owed: a glare spot
+    on the frame DRAW was pressed on does not add a card to the score."""
+    from hardware.camera import Frame
+
+    class _Reader:
+        def read(self, picture: np.ndarray) -> list:
+            names = ["red-2", "blue-7"] + (["green-skip"] if picture[0, 0, 0] == 255 else [])
+            return [SimpleNamespace(name=name) for name in names]
+
+    app = SimpleNamespace(table=SimpleNamespace(waiting_for="play"), read_scoring_zone=None, moment=None)
+    watcher = SimpleNamespace(feed=lambda crop, timestamp: [], reader=_Reader())
+    view = SimpleNamespace(crop=lambda image, zone: image)
+    pipeline = Pipeline(view, watcher, app)  # type: ignore[arg-type]
+    laid, glare = np.zeros((4, 4, 3), np.uint8), np.full((4, 4, 3), 255, np.uint8)
+    for k in range(15):  # a second of play: nothing kept
+        pipeline.feed(Frame(laid, k / 15, k))
+    app.table.waiting_for = "reveal"
+    for k in range(15, 45):  # the hand laid out, two seconds
+        pipeline.feed(Frame(laid, k / 15, k))
+    pipeline.feed(Frame(glare, 45 / 15, 45))
+    assert app.read_scoring_zone() == ["blue-7", "red-2"]
+    # The next hand starts its looks anew: read at once, the glaring frame alone counts.
+    assert pipeline.read_scoring_zone() == ["blue-7", "green-skip", "red-2"]

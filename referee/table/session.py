@@ -8,6 +8,7 @@ measure is exactly what runs over a real table.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,13 @@ from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
 from referee.table.stream import EventSink, Moment, NullEvents
 from referee.vision.reader import CardReader
 
+#: A hand laid out for counting is read on this many pictures: the latest frame and earlier ones at
+#: least ``SCORING_LOOK_SPACING_S`` apart, kept while a hand is owed. Each card counts as often as
+#: most of them saw it (:func:`read_laid_out`), so a glare spot or a hand still over the cards in one
+#: picture does not change a score.
+SCORING_LOOKS = 3
+SCORING_LOOK_SPACING_S = 0.3
+
 
 @dataclass
 class Pipeline:
@@ -52,6 +60,10 @@ class Pipeline:
     paused: bool = False
     #: Between a ``CameraLost`` and the ``CameraBack`` (for the status LED).
     camera_lost: bool = False
+    #: Earlier pictures of the scoring zone (time, frame) while a hand is owed (``SCORING_LOOKS``).
+    _scoring_looks: deque[tuple[float, np.ndarray]] = field(
+        default_factory=lambda: deque(maxlen=SCORING_LOOKS), repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.app.read_scoring_zone is None:
@@ -66,6 +78,7 @@ class Pipeline:
         if self.origin is None:
             self.origin = item.timestamp
         self.app.moment = Moment(item.timestamp - self.origin, item.index)
+        self._keep_scoring_look(item)
         self.last_frame = item.image
         crop = self.view.crop(item.image, "discard")
         verdicts = []
@@ -93,11 +106,26 @@ class Pipeline:
         return verdicts
 
     def read_scoring_zone(self) -> list[str]:
-        """The cards laid out in the scoring zone on the latest frame (hands shown for counting)."""
+        """The cards laid out in the scoring zone (hands shown for counting), read on the latest
+        frame and the earlier looks kept since the hand was owed."""
         if self.last_frame is None:
             return []
         reader = self.scoring_reader or self.watcher.reader
-        return read_laid_out(reader, [self.view.crop(self.last_frame, "scoring")])
+        earlier = [frame for _, frame in self._scoring_looks if frame is not self.last_frame]
+        pictures = [*earlier[-(SCORING_LOOKS - 1) :], self.last_frame]
+        self._scoring_looks.clear()  # the next hand is laid out anew
+        return read_laid_out(reader, [self.view.crop(picture, "scoring") for picture in pictures])
+
+    def _keep_scoring_look(self, item: Frame) -> None:
+        """While a hand is owed, keep a frame as a look at the scoring zone when it comes at least
+        ``SCORING_LOOK_SPACING_S`` after the last look kept (frames are never reused by the camera,
+        so a reference is enough)."""
+        if self.app.table.waiting_for not in ("reveal", "scores"):
+            self._scoring_looks.clear()
+            return
+        looks = self._scoring_looks
+        if not looks or item.timestamp - looks[-1][0] >= SCORING_LOOK_SPACING_S:
+            looks.append((item.timestamp, item.image))
 
 
 def card_reader(
