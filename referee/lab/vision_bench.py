@@ -154,15 +154,7 @@ class Timing:
 
 def time_call(call: Callable[[], object], runs: int, warmup: int) -> Timing:
     """Time ``call()`` ``runs`` times after ``warmup`` untimed calls."""
-    for _ in range(warmup):
-        call()
-    wall, cpu = [], []
-    for _ in range(runs):
-        start, start_cpu = time.perf_counter(), time.thread_time()
-        call()
-        cpu.append((time.thread_time() - start_cpu) * 1000)
-        wall.append((time.perf_counter() - start) * 1000)
-    return _timing(wall, cpu)
+    return time_alternating([call], runs, warmup, rounds=1)[0]
 
 
 def time_alternating(

@@ -89,6 +89,9 @@ from referee.table.stream import EventSink, Moment, NullEvents
 
 log = logging.getLogger(__name__)
 
+#: What the table waits for while a hand is owed: laid out in the scoring zone, DRAW has it read.
+HAND_OWED = frozenset({"reveal", "scores"})
+
 #: Sentences that only matter while they are the latest: what the table sees for itself (a card
 #: played, whose turn it is) and questions (once anything newer happened, they were answered). When
 #: speech falls behind only the latest of these is said (:func:`hardware.speaker.catch_up`);
@@ -299,7 +302,7 @@ class RefereeApp:
     def _draw_button(self, waiting: str) -> Verdict | None:
         if waiting == "challenge_or_accept":
             return self.submit(Accept())
-        if waiting in ("reveal", "scores"):
+        if waiting in HAND_OWED:
             return self._reveal()
         if waiting == "play" and self.table.drawn_this_turn:
             return self.submit(Pass())

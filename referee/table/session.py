@@ -23,7 +23,7 @@ from hardware.camera import CameraBack, CameraLost, Frame, FrameSource, Resilien
 from hardware.speaker import Speaker, open_speaker
 from referee.errors import UserError
 from referee.rules import Setup, Table, Verdict, observation_from_dict
-from referee.table.app import RefereeApp
+from referee.table.app import HAND_OWED, RefereeApp
 from referee.table.config import RefereeConfig
 from referee.table.controls import StatusReporter, TableControls
 from referee.table.journal import Journal, SavedGame
@@ -120,7 +120,7 @@ class Pipeline:
         """While a hand is owed, keep a frame as a look at the scoring zone when it comes at least
         ``SCORING_LOOK_SPACING_S`` after the last look kept (frames are never reused by the camera,
         so a reference is enough)."""
-        if self.app.table.waiting_for not in ("reveal", "scores"):
+        if self.app.table.waiting_for not in HAND_OWED:
             self._scoring_looks.clear()
             return
         looks = self._scoring_looks
