@@ -11,7 +11,7 @@ import pytest
 
 from referee.cli import main
 from referee.errors import UserError
-from referee.lab.evaluate import Evaluation, TruthCard, card_photos, turned_photo
+from referee.lab.evaluate import Evaluation, TruthCard, at_table_scale, card_photos, turned_photo
 from referee.render.cards import render_card
 from referee.vision.reader import Card
 
@@ -109,7 +109,44 @@ def test_turns_are_for_one_card_photos_only(tmp_path, capsys):
     assert "argument --turns: invalid" in capsys.readouterr().err
     assert main(["eval", str(tmp_path), "--turns", "90"]) != 0
     error = capsys.readouterr().err.strip()
-    assert "--turns is for real decks" in error and "\n" not in error
+    assert "--turns and --photo-px are for real decks" in error and "\n" not in error
+
+
+def test_a_deck_is_scored_at_the_table_cameras_scale_too(tmp_path, capsys):
+    """Close-up photos show a corner index ten times larger than the camera over the table does:
+    ``--photo-px`` scores each deck again as the discard zone frames it."""
+    deck = _deck_folder(tmp_path, "some-unseen-deck")
+    report = tmp_path / "report"
+    code = main(
+        ["eval", "--real", str(deck), "--photo-px", "0,150", "--turns", "0,45", "--report", str(report)]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    for shown in ("", " at 150 px"):
+        for turn in (0, 45):
+            assert f"some-unseen-deck{shown} turned {turn}° (unseen: leave-one-deck-out), 5 photos" in out
+    decks = json.loads((report / "decks.json").read_text())["decks"]
+    assert [(deck["photo_px"], deck["turn"]) for deck in decks.values()] == [
+        (None, 0),
+        (None, 45),
+        (150, 0),
+        (150, 45),
+    ]
+    assert all(deck["top1_accuracy"] >= 0.8 for deck in decks.values())  # rendered modern cards
+    assert main(["eval", "--real", str(deck), "--photo-px", "12"]) != 0
+    assert "argument --photo-px: invalid" in capsys.readouterr().err
+
+
+def test_a_photo_at_table_scale_is_the_whole_card_shrunk_on_its_own_ground():
+    photo = np.full((300, 200, 3), 200, np.uint8)
+    photo[10:290, 10:190] = (0, 0, 255)  # the card: red, inside the photo
+    small = at_table_scale(photo, 120)
+    assert small.shape == (360, 360, 3)
+    red = (small[..., 2] > 150) & (small[..., 0] < 100)
+    assert red.sum() == pytest.approx(112 * 72, rel=0.08)  # the card, 120/300 of its size, all of it
+    ys, xs = np.nonzero(red)
+    assert abs(ys.mean() - 180) < 3 and abs(xs.mean() - 180) < 3  # in the middle
+    assert tuple(small[0, 0]) == (200, 200, 200)  # on the photo's edge colour
 
 
 def _held_out_folder(root, seen: list[str]):

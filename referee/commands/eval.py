@@ -55,6 +55,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "and each (deck, turn) is scored apart",
     )
     parser.add_argument(
+        "--photo-px",
+        type=_sizes,
+        default=(0,),
+        metavar="PIXELS",
+        help="with --real one-card photos: read each photo also shrunk so that its longer side is this "
+        "many pixels, in the middle of a plain square three times that size, as the table camera frames "
+        "a card in the discard zone (comma-separated, e.g. 0,200,120; 0: as photographed, the default); "
+        "each (deck, size, turn) is scored apart",
+    )
+    parser.add_argument(
         "--held-out-models",
         type=Path,
         metavar="DIR",
@@ -104,6 +114,14 @@ def _turns(text: str) -> tuple[int, ...]:
     return turns
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    """``--photo-px``: whole pixels, comma-separated; 0 is the photo as it is."""
+    sizes = tuple(int(part) for part in text.split(",") if part.strip())
+    if not sizes or any(size != 0 and size < 32 for size in sizes):
+        raise ValueError("sizes must be 0 or at least 32 pixels")
+    return sizes
+
+
 def run(args: argparse.Namespace) -> int:
     import cv2
 
@@ -114,8 +132,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.real:
         return run_per_deck(args)
-    if args.turns != (0,):
-        raise UserError("--turns is for real decks of one-card photos: give them with --real FOLDER")
+    if args.turns != (0,) or args.photo_px != (0,):
+        raise UserError(
+            "--turns and --photo-px are for real decks of one-card photos: give them with --real FOLDER"
+        )
     if args.folder is None:
         raise UserError("name a labelled folder, or real decks with --real FOLDER")
     if not args.folder.is_dir():
@@ -221,23 +241,33 @@ def run_per_deck(args: argparse.Namespace) -> int:
         images = labelled_images(folder, args.split, args.roboflow, Path(names) if names else None)[
             : args.limit
         ]
-        if args.turns != (0,) and not all(image.one_card_photo for image in images):
-            raise UserError(f"{spec}: --turns needs one-card photos named in labels.jsonl")
+        if (args.turns != (0,) or args.photo_px != (0,)) and not all(
+            image.one_card_photo for image in images
+        ):
+            raise UserError(f"{spec}: --turns and --photo-px need one-card photos named in labels.jsonl")
         name = deck_name(folder)
         scorers = [(reader, name in seen_by_models, None)]
         if held_out is not None and name in seen_by_models and name not in seen_by_held_out:
             scorers.append((held_out, False, str(held_out_folder)))
-        for turn in args.turns:
-            turned = [replace(image, turn=turn) for image in images]
+        for photo_px, turn in [(size, turn) for size in args.photo_px for turn in args.turns]:
+            viewed = [replace(image, turn=turn, photo_px=photo_px or None) for image in images]
             for scorer, seen, models in scorers:
-                named = evaluate(scorer, turned, tiles_from_args(args)).to_json().get("named")
+                named = evaluate(scorer, viewed, tiles_from_args(args)).to_json().get("named")
                 if named is None:
                     raise UserError(
                         f"{spec}: no named cards to score (give a labels.jsonl folder or a names file)"
                     )
-                entry = name if args.turns == (0,) else f"{name} turned {turn}°"
+                entry = name + (f" at {photo_px} px" if photo_px else "")
+                entry += f" turned {turn}°" if args.turns != (0,) else ""
                 entry += f" by {models}" if models else ""
-                decks[entry] = {"folder": str(folder), "seen": seen, "models": models, "turn": turn, **named}
+                decks[entry] = {
+                    "folder": str(folder),
+                    "seen": seen,
+                    "models": models,
+                    "turn": turn,
+                    "photo_px": photo_px or None,
+                    **named,
+                }
     unseen = [deck for deck in decks.values() if not deck["seen"]]
     report = {
         "model": str(reader.detector.info.path),

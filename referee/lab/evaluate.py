@@ -98,6 +98,7 @@ class LabelledImage:
     kind: str | None = None  # a rendered scene's kind: discard, table, fan, negative
     outlines: tuple[tuple[tuple[float, float], ...], ...] = ()  # a scene's card outlines, any side up
     turn: int = 0  # a one-card photo is read turned by this many degrees anticlockwise (:func:`turned_photo`)
+    photo_px: int | None = None  # … and shrunk to a table camera's scale first (:func:`at_table_scale`)
 
     @property
     def one_card_photo(self) -> bool:
@@ -677,9 +678,13 @@ def evaluate(
     evaluation = Evaluation()
     for item in images:
         image = read_image(item.path)
-        if item.turn:
+        if item.turn or item.photo_px:
             if not item.one_card_photo:
-                raise UserError(f"{item.path}: only one-card photos (labels.jsonl) can be read turned")
+                raise UserError(
+                    f"{item.path}: only one-card photos (labels.jsonl) can be read turned or shrunk"
+                )
+            if item.photo_px:
+                image = at_table_scale(image, item.photo_px)
             image = turned_photo(image, item.turn)
         boxes = item.boxes(image.shape[1], image.shape[0])
         if true_boxes:
@@ -712,6 +717,35 @@ def evaluate(
     return evaluation
 
 
+def at_table_scale(image: np.ndarray, longer_side: int) -> np.ndarray:
+    """A one-card photo as the table camera frames a card in the discard zone: shrunk so that its
+    longer side is ``longer_side`` pixels (a tight photo's card then stands that tall, as a Pi
+    camera shows a card at 100-200 px), in the middle of a square three times that side, of the
+    photo's own edge colour. A close-up photo shows a corner index ten times larger than the
+    camera does; this scores a deck where the table reads it.
+
+    >>> at_table_scale(np.zeros((400, 260, 3), np.uint8), 120).shape
+    (360, 360, 3)
+    """
+    height, width = image.shape[:2]
+    scale = longer_side / max(height, width)
+    small = cv2.resize(
+        image, (max(1, round(width * scale)), max(1, round(height * scale))), interpolation=cv2.INTER_AREA
+    )
+    side = 3 * longer_side
+    canvas = np.empty((side, side, 3), np.uint8)
+    canvas[:] = _edge_colour(image)
+    top, left = (side - small.shape[0]) // 2, (side - small.shape[1]) // 2
+    canvas[top : top + small.shape[0], left : left + small.shape[1]] = small
+    return canvas
+
+
+def _edge_colour(image: np.ndarray) -> tuple[float, ...]:
+    """The median pixel of a photo's border: what the card was photographed on."""
+    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    return tuple(float(v) for v in np.median(border, axis=0))
+
+
 def turned_photo(image: np.ndarray, degrees: int) -> np.ndarray:
     """A photo turned anticlockwise by ``degrees``, nothing of it cut off: quarter turns exactly; other
     angles on a canvas of the photo's own edge colour (its median border pixel), so the card lies at
@@ -728,12 +762,10 @@ def turned_photo(image: np.ndarray, degrees: int) -> np.ndarray:
     if degrees in quarter:
         return cv2.rotate(image, quarter[degrees])
     height, width = image.shape[:2]
-    border = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
-    edge = tuple(float(v) for v in np.median(border, axis=0))
     side = int(np.ceil(np.hypot(height, width)))
     turn = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 1.0)
     turn[:, 2] += ((side - width) / 2, (side - height) / 2)
-    return cv2.warpAffine(image, turn, (side, side), flags=cv2.INTER_LINEAR, borderValue=edge)
+    return cv2.warpAffine(image, turn, (side, side), flags=cv2.INTER_LINEAR, borderValue=_edge_colour(image))
 
 
 #: Pen (BGR) per kind of card mistake in :func:`draw_card_errors`.
