@@ -106,18 +106,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def _whole_numbers(text: str) -> tuple[int, ...]:
+    """Comma-separated whole numbers, at least one (argparse turns a ValueError into one line)."""
+    numbers = tuple(int(part) for part in text.split(",") if part.strip())
+    if not numbers:
+        raise ValueError("no number")
+    return numbers
+
+
 def _turns(text: str) -> tuple[int, ...]:
-    """``--turns``: whole degrees, comma-separated (argparse turns a ValueError into one line)."""
-    turns = tuple(int(part) for part in text.split(",") if part.strip())
-    if not turns:
-        raise ValueError("no angle")
-    return turns
+    """``--turns``: whole degrees."""
+    return _whole_numbers(text)
 
 
 def _sizes(text: str) -> tuple[int, ...]:
-    """``--photo-px``: whole pixels, comma-separated; 0 is the photo as it is."""
-    sizes = tuple(int(part) for part in text.split(",") if part.strip())
-    if not sizes or any(size != 0 and size < 32 for size in sizes):
+    """``--photo-px``: whole pixels; 0 is the photo as it is."""
+    sizes = _whole_numbers(text)
+    if any(size != 0 and size < 32 for size in sizes):
         raise ValueError("sizes must be 0 or at least 32 pixels")
     return sizes
 
