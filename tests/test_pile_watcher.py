@@ -736,3 +736,23 @@ def test_an_unreadable_card_taken_away_before_the_question_is_asked_about_then()
     assert show(watcher, reader, [red7], laid, frames=6, start=4.0) == []
     events = show(watcher, reader, [red7], hand, frames=3, start=5.0)  # the dealer takes it back
     assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp == 5.0
+
+
+def test_a_card_slid_onto_the_pile_from_the_zones_edge_and_not_read_is_asked_about() -> None:
+    """Seen on a filmed table with an off-brand deck's faces: a blue skip laid off the pile's edge
+    (asked about), then slid onto the pile over an identical blue skip; the reader saw only the old
+    one, and the next player's hand came 1.3 s later: nothing was said. That change touched the
+    zone's edge only where the card had lain, and the table shows there again: no arm reaches in."""
+    red7 = card("red-7", [(60, 50), (90, 110)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 40, 30)
+    assert landings(show(watcher, reader, [red7], pile, start=1.0)) == [("red-7", False)]
+    off_the_pile = with_card(pile, 150, 60, value=200)  # reaching the zone's right edge
+    events = show(watcher, reader, [red7], off_the_pile, frames=30, start=2.0)
+    assert [type(event) for event in events] == [CardUnreadable]  # "please straighten the card"
+    slid = with_card(pile, 60, 40, value=200)  # onto the pile; the edge is bare table again
+    assert show(watcher, reader, [red7], slid, frames=12, start=5.0) == []  # undecided for 0.8 s
+    hand = slid.copy()
+    hand[150:200, 0:60] = (80, 120, 190)  # the next player's hand reaches in
+    events = feed(watcher, [hand] * 3, start=6.0)
+    assert [type(event) for event in events] == [CardUnreadable] and events[0].timestamp == 6.0

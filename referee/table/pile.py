@@ -407,7 +407,11 @@ class PileWatcher:
             # A change nothing explains that no arm reaches into, or a new card not confirmed for a
             # while (at first it may be the hand that laid it, lingering over it).
             lasted = timestamp - (self._reading_since or timestamp)
-            unexplained = verdict == "unreadable" and not _reaches_the_edge(changed)
+            # … unless an arm may be what reaches in: a card slid in from the zone's edge uncovers
+            # the table there, and is still to be asked about.
+            unexplained = verdict == "unreadable" and not _reaches_the_edge(
+                self._unlike_the_table(changed, small)
+            )
             self._undecided = unexplained or (verdict == "new" and lasted >= settings.undecided_after_s)
         if self._streak[1] >= settings.confirm_reads:
             if verdict == "new":
