@@ -26,6 +26,8 @@ PRECISIONS = ("float", "int8")
 GLYPH_MODEL_FILE = "uno_glyphs.onnx"
 #: The card-corner check (a wider look: is a card around the box?), used where it is installed.
 CORNER_MODEL_FILE = "uno_corners.onnx"
+#: The pair check (are two corner indices one card's?), used where it is installed.
+PAIR_MODEL_FILE = "uno_pairs.onnx"
 #: A folder of the three networks trained on no real deck at all (rendered scenes only). They are not
 #: for the table: ``uno-referee eval --real`` scores every deck the shipped networks saw with these
 #: as well, so that each real deck has a leave-one-deck-out figure. Not installed with the package.

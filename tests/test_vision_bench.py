@@ -23,7 +23,15 @@ def test_one_line_per_backend(tmp_path, capsys):
     assert err.startswith("machine: ")  # a figure is only comparable with the machine it came from
     lines = [LINE.match(line) for line in out.splitlines()[1:]]
     assert all(lines)
-    expected = ["onnxruntime", "glyphs", "corners", "reader(onnxruntime)", *available_backends()[1:]]
+    expected = [
+        "onnxruntime",
+        "glyphs",
+        "corners",
+        "pairs",
+        "reader-nopairs(onnxruntime)",
+        "reader(onnxruntime)",
+        *available_backends()[1:],
+    ]
     assert [m["label"] for m in lines] == expected
     assert all(float(m["median"]) <= float(m["p90"]) for m in lines)
 
@@ -33,7 +41,7 @@ def test_the_shipped_detector_is_timed_in_both_precisions(capsys, monkeypatch):
     assert main(["bench", "vision", "--runs", "5", "--warmup", "0", "--backends", "onnxruntime"]) == 0
     out = capsys.readouterr().out
     labels = [LINE.match(line)["label"] for line in out.splitlines()[1:]]
-    assert labels == ["onnxruntime", "glyphs", "corners", "onnxruntime-int8"]
+    assert labels == ["onnxruntime", "glyphs", "corners", "pairs", "onnxruntime-int8"]
     assert "uno_cards.onnx" in out.splitlines()[0]
 
 
@@ -63,7 +71,15 @@ def test_the_reader_is_timed_with_a_learnt_deck_too(tmp_path, capsys):
     )
     assert main([*common, "--reader", "--deck", str(deck)]) == 0
     labels = [LINE.match(line)["label"] for line in capsys.readouterr().out.splitlines()[1:]]
-    assert labels == ["onnxruntime", "glyphs", "corners", "reader(onnxruntime)", "reader+deck(onnxruntime)"]
+    assert labels == [
+        "onnxruntime",
+        "glyphs",
+        "corners",
+        "pairs",
+        "reader-nopairs(onnxruntime)",
+        "reader(onnxruntime)",
+        "reader+deck(onnxruntime)",
+    ]
 
 
 def test_a_reference_detector_is_timed_alongside_and_the_ratio_printed(tmp_path, capsys):

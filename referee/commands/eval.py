@@ -186,12 +186,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def decks_seen(reader: CardReader) -> set[str]:
-    """The real decks the detector, the glyph classifier or the corner check trained on (their cards say)."""
+    """The real decks the detector, the glyph classifier, the corner check or the pair check trained
+    on (their cards say)."""
     seen = set(reader.detector.info.decks_seen)
-    if reader.glyphs is not None:
-        seen |= set(reader.glyphs.info.get("decks_seen", []))
-    if reader.corners is not None:
-        seen |= set(reader.corners.info.get("decks_seen", []))
+    for network in (reader.glyphs, reader.corners, reader.pairs):
+        if network is not None:
+            seen |= set(network.info.get("decks_seen", []))
     return seen
 
 
@@ -278,6 +278,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
         "model": str(reader.detector.info.path),
         "glyph_model": str(reader.glyphs.path) if reader.glyphs is not None else None,
         "corner_model": str(reader.corners.path) if reader.corners is not None else None,
+        "pair_model": str(reader.pairs.path) if reader.pairs is not None else None,
         "deck": str(args.deck) if args.deck else None,
         "held_out_models": str(held_out_folder) if held_out_folder is not None else None,
         "decks": decks,

@@ -29,6 +29,7 @@ from referee.errors import UserError
 from referee.lab.provenance import checkpoint_decks, write_record
 from referee.vision.corners import CORNER_CLASSES
 from referee.vision.glyphs import BACKGROUND, CONTEXT, CROP_PX, GLYPH_CLASSES
+from referee.vision.pairs import INDEX_AT, PAIR_CLASSES, PAIR_MARGIN
 
 EMBEDDING = 64
 
@@ -140,14 +141,18 @@ def photo_artefacts(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.resize(photo, (CROP_PX, CROP_PX), interpolation=cv2.INTER_LINEAR)
 
 
-def augment(batch: np.ndarray, rng: np.random.Generator, photo_share: float = PHOTO_ARTEFACTS) -> np.ndarray:
-    """Any quarter turn (plus up to 12°), a compressed photo's artefacts on ``photo_share`` of the
-    crops (in their true colours, before the channels are shuffled), light/contrast/blur/noise jitter."""
+def augment(
+    batch: np.ndarray, rng: np.random.Generator, photo_share: float = PHOTO_ARTEFACTS, turns: int = 4
+) -> np.ndarray:
+    """Any of ``turns`` even turns (4: any quarter turn, for a glyph; 2: none or a half turn, for the
+    pair check's card-shaped patch, which only a half turn leaves a card's) plus up to 12°, a
+    compressed photo's artefacts on ``photo_share`` of the crops (in their true colours, before the
+    channels are shuffled), light/contrast/blur/noise jitter."""
     import cv2
 
     out = np.empty_like(batch)
     for i, crop in enumerate(batch):
-        crop = np.rot90(crop, int(rng.integers(4))).copy()
+        crop = np.rot90(crop, int(rng.integers(turns)) * (4 // turns)).copy()
         if rng.random() < 0.5:
             angle = rng.uniform(-12, 12)
             matrix = cv2.getRotationMatrix2D((CROP_PX / 2, CROP_PX / 2), angle, rng.uniform(0.9, 1.1))
@@ -180,13 +185,15 @@ def train(
     device: str = "cpu",
     workers: int = 0,
     photo_share: float = PHOTO_ARTEFACTS,
+    turns: int = 4,
 ):
     """Train for about ``minutes`` (cosine learning rate over the epochs that fit); returns the net.
     ``init``: a state dict of an earlier run, or an export, to continue from (with a new schedule
     and frozen batch norms); of a network with other classes, its features only.
     ``checkpoint``: where to save the state dict after every epoch, so a stopped run is not lost.
     ``workers``: processes that augment the batches (0: in this process, as on the 2-core CPU).
-    ``photo_share``: the share of crops given a compressed photo's artefacts (:func:`photo_artefacts`)."""
+    ``photo_share``: the share of crops given a compressed photo's artefacts (:func:`photo_artefacts`).
+    ``turns``: the turns a crop is seen at (:func:`augment`)."""
     import torch
 
     torch.manual_seed(seed)
@@ -217,7 +224,7 @@ def train(
         if init is not None:
             _freeze_norms(net)
         seen, correct = 0, 0
-        batches = _AugmentedBatches(crops, labels, order, batch, (seed, epoch), photo_share)
+        batches = _AugmentedBatches(crops, labels, order, batch, (seed, epoch), photo_share, turns)
         loader = torch.utils.data.DataLoader(
             batches, batch_size=None, shuffle=False, num_workers=workers, persistent_workers=False
         )
@@ -269,8 +276,10 @@ class _AugmentedBatches:
         batch: int,
         seed: tuple[int, int],
         photo_share: float = PHOTO_ARTEFACTS,
+        turns: int = 4,
     ) -> None:
         self.crops, self.labels, self.seed, self.photo_share = crops, labels, seed, photo_share
+        self.turns = turns
         self.parts = [order[first : first + batch] for first in range(0, len(order), batch)]
 
     def __len__(self) -> int:
@@ -281,7 +290,7 @@ class _AugmentedBatches:
 
         index = self.parts[number]
         rng = np.random.default_rng([*self.seed, number])
-        crops = augment(self.crops[index], rng, self.photo_share)
+        crops = augment(self.crops[index], rng, self.photo_share, self.turns)
         return torch.from_numpy(crops), torch.from_numpy(self.labels[index])
 
 
@@ -377,8 +386,14 @@ def main(argv: list[str] | None = None) -> int:
         default=PHOTO_ARTEFACTS,
         help=f"share of crops shrunk and JPEG-compressed as in a photo (default {PHOTO_ARTEFACTS}; 0: none)",
     )
-    parser.add_argument(
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument(
         "--corners", action="store_true", help="train the card-corner check (index or not) instead"
+    )
+    kind.add_argument(
+        "--pairs",
+        action="store_true",
+        help="train the pair check (one card's corners or two cards'?) on referee.lab.pair_data patches",
     )
     args = parser.parse_args(argv)
     try:
@@ -406,8 +421,8 @@ def main(argv: list[str] | None = None) -> int:
     except (UserError, OSError, KeyError, ValueError) as error:
         print(f"glyph_training: error: {error}", file=sys.stderr)
         return 2
-    names = CORNER_CLASSES if args.corners else GLYPH_CLASSES
-    background = names.index("background")
+    names = CORNER_CLASSES if args.corners else PAIR_CLASSES if args.pairs else GLYPH_CLASSES
+    background = names.index("two cards" if args.pairs else "background")
     rng = np.random.default_rng(1)
     order = rng.permutation(len(crops))
     held = order[: min(3000, len(order) // 20)]
@@ -432,6 +447,7 @@ def main(argv: list[str] | None = None) -> int:
             device=args.device,
             workers=args.workers,
             photo_share=args.photo_artefacts,
+            turns=2 if args.pairs else 4,
         )
     except UserError as error:  # a start that is not of this network
         print(f"glyph_training: error: {error}", file=sys.stderr)
@@ -448,12 +464,13 @@ def main(argv: list[str] | None = None) -> int:
         {
             "classes": list(names),
             "crop_px": CROP_PX,
-            "context": contexts.pop(),
+            **({} if args.pairs else {"context": contexts.pop()}),
             "version": date.today().isoformat(),
             "trained_on": args.trained_on,
             "held_out_crop_accuracy": round(accuracy, 4),
             "photo_artefacts": args.photo_artefacts,
             "decks_seen": sorted(decks),
+            **({"index_at": list(INDEX_AT), "margin": PAIR_MARGIN} if args.pairs else {}),
         },
     )
     print(f"wrote {args.out}")

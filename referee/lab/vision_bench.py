@@ -1,7 +1,9 @@
 """``uno-referee bench vision``: detector latency per backend on a discard-zone crop, the glyph
 classifier's second look at the boxes found there (``glyphs:``, in as many quarter turns as the reader
-reads each box) and the card-corner check's wider one (``corners:``, where installed); with
-``--reader`` the whole card reader (``--deck``: with a learnt deck as well).
+reads each box), the card-corner check's wider one (``corners:``, where installed) and the pair
+check on pairs of those boxes (``pairs:``, where installed); with ``--reader`` the whole card reader
+(``--deck``: with a learnt deck as well; with the pair check installed, also without it,
+``reader-nopairs``, in alternating rounds, and the ratio, ``pairs_ratio=``).
 
 One line per backend, ``BACKEND: median_ms=… p90_ms=… cpu_ms=… imgsz=…``, timing the whole
 ``Detector.detect`` call (letterbox, inference, decoding and NMS) on one thread by default — the
@@ -69,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from referee.vision.corners import load_corner_check
     from referee.vision.glyphs import load_glyph_classifier
     from referee.vision.options import deck_from_args
+    from referee.vision.pairs import load_pair_check
     from referee.vision.reader import CardReader, ReaderSettings
 
     if args.runs < 5 or args.warmup < 0:
@@ -94,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"crop {crop.shape[1]}x{crop.shape[0]}, threads={args.threads}, runs={args.runs}, model {model}")
     glyphs = load_glyph_classifier(threads=args.threads)
     corners = load_corner_check(threads=args.threads)
+    pairs = load_pair_check(threads=args.threads)
     for label, backend, path in variants:
         detector = load_detector(
             path, backend, imgsz=args.imgsz, conf=args.conf, iou=args.iou, threads=args.threads
@@ -108,14 +112,27 @@ def run(args: argparse.Namespace) -> int:
             if corners is not None:
                 timing = time_call(lambda c=corners, b=boxes: c.not_corner(crop, b), args.runs, args.warmup)
                 print(f"{timing.line('corners')} boxes={len(boxes)}", flush=True)
+            if pairs is not None:
+                centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
+                two = [(a, b) for k, a in enumerate(centres) for b in centres[k + 1 :]]
+                two = two or [(centres[0], centres[0])]
+                timing = time_call(lambda p=pairs, t=two: p.two_cards(crop, t), args.runs, args.warmup)
+                print(f"{timing.line('pairs')} pairs={len(two)} (the reader asks those spaced as a card)")
         if args.reader and label == "onnxruntime":
-            reader = CardReader(detector, glyphs=glyphs, corners=corners)
-            print(
-                time_call(lambda r=reader: r.read(crop), args.runs, args.warmup).line(f"reader({label})"),
-                flush=True,
-            )
+            reader = CardReader(detector, glyphs=glyphs, corners=corners, pairs=pairs)
+            ratio = ""
+            if pairs is None:
+                timing = time_call(lambda r=reader: r.read(crop), args.runs, args.warmup)
+            else:  # with and without the pair check, in alternating rounds: their ratio holds anywhere
+                without = CardReader(detector, glyphs=glyphs, corners=corners)
+                timing, plain = time_alternating(
+                    [lambda r=reader: r.read(crop), lambda r=without: r.read(crop)], args.runs, args.warmup
+                )
+                print(plain.line(f"reader-nopairs({label})"), flush=True)
+                ratio = f" pairs_ratio={timing.median_ms / plain.median_ms:.3f}"
+            print(timing.line(f"reader({label})") + ratio, flush=True)
             if deck is not None:
-                with_deck = CardReader(detector, glyphs=glyphs, corners=corners, deck=deck)
+                with_deck = CardReader(detector, glyphs=glyphs, corners=corners, pairs=pairs, deck=deck)
                 timing = time_call(lambda r=with_deck: r.read(crop), args.runs, args.warmup)
                 print(timing.line(f"reader+deck({label})"), flush=True)
     if args.against is not None:

@@ -137,15 +137,17 @@ def card_reader(
     glyph_model: str = "",
     symbols: frozenset[str] | None = None,
     corner_model: str = "",
+    pair_model: str = "",
 ) -> CardReader:
     """The vision reader: detector, glyph classifier, the room's colour profile (or the learnt deck's
     colours, or the defaults), the user's learnt deck, if any, and the symbols the game's deck
     prints (:func:`referee.vision.classes.symbols_in_play`); the card-corner check where installed
-    (``corner_model`` "none": without it)."""
+    (``corner_model`` "none": without it), and the pair check likewise (``pair_model``)."""
     from referee.vision.backends import load_detector
     from referee.vision.corners import load_corner_check
     from referee.vision.deck import LearntDeck
     from referee.vision.glyphs import load_glyph_classifier
+    from referee.vision.pairs import load_pair_check
 
     detector = load_detector(model or None, backend, threads=threads)
     # Colours measured in this room come first; then the learnt deck's; then the defaults.
@@ -154,7 +156,10 @@ def card_reader(
     glyphs = load_glyph_classifier(Path(glyph_model) if glyph_model else None)
     learnt = LearntDeck.load(Path(deck).expanduser()) if deck else None
     corners = load_corner_check(corner_model)
-    return CardReader(detector, colour_model, glyphs=glyphs, deck=learnt, symbols=symbols, corners=corners)
+    pairs = load_pair_check(pair_model)
+    return CardReader(
+        detector, colour_model, glyphs=glyphs, deck=learnt, symbols=symbols, corners=corners, pairs=pairs
+    )
 
 
 def pile_reader(reader: ReadsCards, imgsz: int = 0) -> ReadsCards:
@@ -328,6 +333,7 @@ def open_live_game(
             config.vision.glyph_model,
             symbols_in_play(config.rules.build()),
             config.vision.corner_model,
+            config.vision.pair_model,
         )
     pile = pile_reader(reader, config.detector.pile_imgsz)
     journal = Journal.open(config.journal.path)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from referee.vision.corners import CornerCheck
     from referee.vision.deck import LearntDeck
     from referee.vision.glyphs import GlyphClassifier
+    from referee.vision.pairs import PairCheck
     from referee.vision.reader import CardReader
 
 TILING_CHOICES = ("auto", "always", "never")
@@ -67,6 +68,11 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
         help="card-corner check ONNX (default: the shipped one where installed; 'none': without it)",
     )
     parser.add_argument(
+        "--pair-model",
+        type=Path,
+        help="pair check ONNX (default: the shipped one where installed; 'none': without it)",
+    )
+    parser.add_argument(
         "--cards-of",
         metavar="PRESET",
         help="read only the cards of this rules preset's deck (official: the 108 cards, no wild-swap); "
@@ -114,6 +120,7 @@ def reader_from_args(args: argparse.Namespace) -> CardReader:
         deck=deck_from_args(args),
         symbols=symbols_from_args(args),
         corners=corners_from_args(args),
+        pairs=pairs_from_args(args),
     )
 
 
@@ -151,6 +158,13 @@ def corners_from_args(args: argparse.Namespace) -> CornerCheck | None:
     from referee.vision.corners import load_corner_check
 
     return load_corner_check(getattr(args, "corner_model", None), threads=getattr(args, "threads", 1))
+
+
+def pairs_from_args(args: argparse.Namespace) -> PairCheck | None:
+    """The pair check ``--pair-model`` names (``none``: none), else the shipped one if any."""
+    from referee.vision.pairs import load_pair_check
+
+    return load_pair_check(getattr(args, "pair_model", None), threads=getattr(args, "threads", 1))
 
 
 def deck_from_args(args: argparse.Namespace) -> LearntDeck | None:

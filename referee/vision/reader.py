@@ -45,6 +45,7 @@ from referee.vision.colour import BLACK, BLACK_LIGHTNESS, ColourModel, ColourVot
 from referee.vision.corners import CornerCheck
 from referee.vision.detection import Detection, box_overlap_of_smaller
 from referee.vision.glyphs import GlyphClassifier
+from referee.vision.pairs import PairCheck
 from referee.vision.tiling import (
     detect_in_tiles,
     detect_tiled,
@@ -115,6 +116,10 @@ class ReaderSettings:
     #: (two identical cards side by side, whose top corners lie at a card's spacing), the two pairs
     #: are taken instead.
     pair_most: bool = True
+    #: Two corners the pair check (:mod:`referee.vision.pairs`) is at least this sure are two cards'
+    #: are never paired, whatever their glyphs and colours say (two identical cards side by side,
+    #: whose corners lie at one card's spacing). None: the check is not asked.
+    pair_two_cards: float | None = 0.9
     artwork_centre_share: float = 0.25  # within this share of a card's corner spacing of its middle
     colourblind_radius: float = 2.0  # a colour-blind symbol is printed next to the index
     colourblind_surer_by: float = 0.3  # an index box on a colour-blind symbol scored this much surer goes
@@ -270,10 +275,12 @@ class CardReader:
         deck: LearntDeck | None = None,
         symbols: Collection[str] | None = None,
         corners: CornerCheck | None = None,
+        pairs: PairCheck | None = None,
     ) -> None:
         """``symbols``: the symbols the deck in play prints (:func:`symbols_in_play`); the reader
         never reads another (a classic deck has no wild-swap). None: every symbol. ``corners``: the
-        card-corner check, which drops index boxes it is sure lie on no card's corner."""
+        card-corner check, which drops index boxes it is sure lie on no card's corner. ``pairs``:
+        the pair check, which keeps two cards' corners from being paired as one card's."""
         unknown = sorted(set(detector.class_names) - set(CLASS_NAMES))
         if unknown:
             raise UserError(
@@ -286,6 +293,7 @@ class CardReader:
         self.settings = settings or ReaderSettings()
         self.glyphs = glyphs
         self.corners = corners
+        self.pairs = pairs
         self.deck = deck
         #: The detector's own floor: a box scored below it is read only when a learnt face vouches.
         self.min_score = getattr(detector, "conf", 0.0)  # (a test's stand-in detector may have none)
@@ -671,7 +679,9 @@ class CardReader:
         the corners of two cards (identical cards side by side in a laid-out hand). Corners that
         read alike pair first; of those left, two that disagree pair when both can be one card
         (:meth:`_consensus`): a flagged 1 read as 7 at one corner, a pale yellow read as green at
-        the other, would otherwise be two cards where there is one."""
+        the other, would otherwise be two cards where there is one. Neither kind pairs where the pair
+        check sees two cards between the corners (:meth:`_one_card_each`): identical cards side by
+        side agree in glyph and colour, and their corners can lie at one card's spacing."""
         glyphs = _GlyphPatches(image_bgr)
         candidates = self._pair_geometry(indices)
         agreeing: list[_PairCandidate] = []
@@ -683,6 +693,7 @@ class CardReader:
             if not _corners_of_two_cards(glyphs, a, b, self.settings):
                 agreeing.append((self._spacing_cost(spacing), i, j, first, second))
         paired: set[int] = set()
+        agreeing = self._one_card_each(agreeing, image_bgr)
         groups = (_most_pairs if self.settings.pair_most else _greedy_pairs)(agreeing, paired)
         disagreeing: list[_PairCandidate] = []
         near, far = self.settings.consensus_distance
@@ -696,9 +707,25 @@ class CardReader:
             reconciled = self._consensus(first, second, image_bgr)
             if reconciled is not None:
                 disagreeing.append((self._spacing_cost(spacing), i, j, *reconciled))
+        disagreeing = self._one_card_each(disagreeing, image_bgr)
         groups += _greedy_pairs(disagreeing, paired)
         groups += [(index,) for k, index in enumerate(indices) if k not in paired]
         return groups
+
+    def _one_card_each(self, candidates: list[_PairCandidate], image_bgr: np.ndarray) -> list[_PairCandidate]:
+        """The candidate pairs the pair check does not take for two cards' corners
+        (:attr:`ReaderSettings.pair_two_cards`). Asked only of pairs that would otherwise be paired:
+        most corners spaced as a card's read unlike and are never paired anyway."""
+        if self.pairs is None or self.settings.pair_two_cards is None or not candidates:
+            return candidates
+        shares = self.pairs.two_cards(
+            image_bgr, [(first.detection.centre, second.detection.centre) for *_, first, second in candidates]
+        )
+        return [
+            pair
+            for pair, share in zip(candidates, shares, strict=True)
+            if share < self.settings.pair_two_cards
+        ]
 
     def _pair_geometry(self, indices: list[_Index]) -> list[tuple[int, int, float]]:
         """Index pairs of similar size spaced as a card's two corners, with their spacing in sizes."""

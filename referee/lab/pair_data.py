@@ -1,0 +1,126 @@
+"""Training patches for the pair check (:mod:`referee.vision.pairs`): one card's two corners, or two
+cards' corners that the reader's geometry would pair.
+
+Every rendered scene knows which card each labelled index belongs to. Each pair of labelled indices
+that the reader could take for one card (sizes and spacing as :class:`ReaderSettings` pairs them) is
+cut as :func:`referee.vision.pairs.pair_patch` cuts it, from centres moved a little as the detector's
+boxes wander, either index first: label 0 where both are one card's, 1 where they are two cards'.
+Scenes are whole tables, fans and discard piles, where cards lie side by side and across each other;
+two-card pairs of the same symbol (what the glyphs cannot tell apart) are all kept, other two-card
+pairs at most :data:`OTHER_TWO_CARD_PAIRS` times the one-card pairs of the scene.
+
+``python -m referee.lab.pair_data OUT.npz --scenes 6000 --seed 2900`` writes ``crops`` (N × 40 × 40 × 3
+uint8 BGR), ``labels`` (N,) and ``decks_seen`` (none: rendered cards only), for
+``python -m referee.lab.glyph_training OUT.npz --pairs --out models/uno_pairs.onnx``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+from referee.errors import UserError
+from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES
+from referee.vision.pairs import pair_patch
+from referee.vision.reader import ReaderSettings
+
+#: Scene kinds and their shares: where corners of different cards lie as far apart as one card's.
+SCENE_MIX: dict[str, float] = {"table": 0.5, "fan": 0.3, "discard": 0.2}
+SCENE_PX = 640
+#: An index centre moves by up to this share of its box's size, as detector boxes wander.
+CENTRE_JITTER = 0.1
+#: Two-card pairs of different symbols kept per one-card pair of the scene (at least one a scene).
+OTHER_TWO_CARD_PAIRS = 2.0
+
+
+def _centre(box: tuple[float, float, float, float], rng: np.random.Generator) -> tuple[float, float, float]:
+    """A box's centre, jittered, and its size (the reader's: the longer side)."""
+    x1, y1, x2, y2 = box
+    size = max(x2 - x1, y2 - y1)
+    dx, dy = rng.uniform(-CENTRE_JITTER, CENTRE_JITTER, 2) * size
+    return (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy, size
+
+
+def scene_patches(seed: int) -> tuple[list[np.ndarray], list[int]]:
+    """The patches and labels of one rendered scene (seeded: the same on every machine)."""
+    from referee.render.scenes import render_scene
+
+    rng = np.random.default_rng(seed)
+    kind = str(rng.choice(list(SCENE_MIX), p=np.float64(list(SCENE_MIX.values())) / sum(SCENE_MIX.values())))
+    rendered = render_scene(rng, SCENE_PX, kind=kind)
+    settings = ReaderSettings()
+    low, high = settings.pair_distance
+    indices = [
+        (owner, box.class_id, _centre(box.box, rng))
+        for owner, card in enumerate(rendered.scene.cards)
+        if card.face_up
+        for box in card.boxes
+        if box.labelled and CLASS_NAMES[box.class_id] in SYMBOL_CLASSES
+    ]
+    one_card, same_symbol, other = [], [], []
+    for i, (owner_a, class_a, (ax, ay, a_size)) in enumerate(indices):
+        for owner_b, class_b, (bx, by, b_size) in indices[i + 1 :]:
+            if max(a_size, b_size) > settings.pair_size_ratio * min(a_size, b_size):
+                continue
+            if not low <= math.dist((ax, ay), (bx, by)) / ((a_size + b_size) / 2) <= high:
+                continue
+            pair = ((ax, ay), (bx, by)) if rng.random() < 0.5 else ((bx, by), (ax, ay))
+            if owner_a == owner_b:
+                one_card.append(pair)
+            elif class_a == class_b:
+                same_symbol.append(pair)
+            else:
+                other.append(pair)
+    keep = max(1, round(OTHER_TWO_CARD_PAIRS * len(one_card)))
+    if len(other) > keep:
+        other = [other[k] for k in rng.choice(len(other), keep, replace=False)]
+    pairs = [(pair, 0) for pair in one_card] + [(pair, 1) for pair in same_symbol + other]
+    return [pair_patch(rendered.image, a, b) for (a, b), _ in pairs], [label for _, label in pairs]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m referee.lab.pair_data", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("out", type=Path, help=".npz file to write")
+    parser.add_argument("--scenes", type=int, default=6000)
+    parser.add_argument("--seed", type=int, default=2900)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    try:
+        if args.scenes < 1 or args.workers < 1:
+            raise UserError("--scenes and --workers must be at least 1")
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+    except (UserError, OSError) as error:
+        print(f"pair_data: error: {error}", file=sys.stderr)
+        return 2
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    seeds = [args.seed * 100_000 + k for k in range(args.scenes)]
+    with get_context("spawn").Pool(args.workers) as pool:
+        for done, (patches, answers) in enumerate(pool.imap(scene_patches, seeds, chunksize=8), 1):
+            crops += patches
+            labels += answers
+            if done % 500 == 0:
+                print(f"{done}/{args.scenes} scenes, {len(labels)} pairs", flush=True)
+    if not labels:
+        print("pair_data: error: no pair found in these scenes", file=sys.stderr)
+        return 2
+    label_array = np.asarray(labels, np.int64)
+    np.savez_compressed(
+        args.out,
+        crops=np.stack(crops),
+        labels=label_array,
+        decks_seen=np.asarray([], dtype=str),
+    )
+    print(f"wrote {args.out}: {len(labels)} pairs, {np.mean(label_array == 0):.2f} of them one card's")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
