@@ -12,6 +12,16 @@ from referee.vision.deck import LearntDeck
 from referee.vision.glyphs import load_glyph_classifier
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
+#: The lines of ``--reader`` on onnxruntime, the shipped networks installed: the detector, the glyph
+#: classifier, the corner check, the pair check, the reader without and with the pair check.
+READER_LINES = [
+    "onnxruntime",
+    "glyphs",
+    "corners",
+    "pairs",
+    "reader-nopairs(onnxruntime)",
+    "reader(onnxruntime)",
+]
 LINE = re.compile(r"^(?P<label>[\w()+-]+): median_ms=(?P<median>[\d.]+) p90_ms=(?P<p90>[\d.]+) cpu_ms=[\d.]+")
 
 
@@ -23,16 +33,7 @@ def test_one_line_per_backend(tmp_path, capsys):
     assert err.startswith("machine: ")  # a figure is only comparable with the machine it came from
     lines = [LINE.match(line) for line in out.splitlines()[1:]]
     assert all(lines)
-    expected = [
-        "onnxruntime",
-        "glyphs",
-        "corners",
-        "pairs",
-        "reader-nopairs(onnxruntime)",
-        "reader(onnxruntime)",
-        *available_backends()[1:],
-    ]
-    assert [m["label"] for m in lines] == expected
+    assert [m["label"] for m in lines] == [*READER_LINES, *available_backends()[1:]]
     assert all(float(m["median"]) <= float(m["p90"]) for m in lines)
 
 
@@ -71,15 +72,7 @@ def test_the_reader_is_timed_with_a_learnt_deck_too(tmp_path, capsys):
     )
     assert main([*common, "--reader", "--deck", str(deck)]) == 0
     labels = [LINE.match(line)["label"] for line in capsys.readouterr().out.splitlines()[1:]]
-    assert labels == [
-        "onnxruntime",
-        "glyphs",
-        "corners",
-        "pairs",
-        "reader-nopairs(onnxruntime)",
-        "reader(onnxruntime)",
-        "reader+deck(onnxruntime)",
-    ]
+    assert labels == [*READER_LINES, "reader+deck(onnxruntime)"]
 
 
 def test_a_reference_detector_is_timed_alongside_and_the_ratio_printed(tmp_path, capsys):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from crop_networks import brightness_network
 
 from referee.errors import UserError
 from referee.vision.corners import CORNER_CLASSES, CornerCheck, load_corner_check
@@ -14,37 +14,9 @@ from referee.vision.corners import CORNER_CLASSES, CornerCheck, load_corner_chec
 
 def brightness_check(path: Path, context: float = 3.0, classes=CORNER_CLASSES) -> Path:
     """A tiny stand-in network: the brighter the crop, the surer it is of "background"."""
-    import onnx
-    from onnx import TensorProto, helper
-
-    weights = np.array([[-4.0, 4.0]] * 3, np.float32)  # mean of each channel → (index, background)
-    bias = np.array([2.0, -2.0], np.float32)
-    graph = helper.make_graph(
-        [
-            helper.make_node("ReduceMean", ["crops"], ["pooled"], axes=[2, 3], keepdims=0),
-            helper.make_node("MatMul", ["pooled", "weights"], ["logits_raw"]),
-            helper.make_node("Add", ["logits_raw", "bias"], ["logits"]),
-            helper.make_node("Softmax", ["logits"], ["probabilities"], axis=1),
-            helper.make_node("Identity", ["pooled"], ["embedding"]),
-        ],
-        "corners",
-        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 40, 40])],
-        [
-            helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, ["n", 2]),
-            helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["n", 3]),
-        ],
-        [
-            helper.make_tensor("weights", TensorProto.FLOAT, [3, 2], weights.ravel().tolist()),
-            helper.make_tensor("bias", TensorProto.FLOAT, [2], bias.tolist()),
-        ],
+    return brightness_network(
+        path, {"classes": list(classes), "context": context, "decks_seen": []}, slope=4.0
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.save(model, str(path))
-    path.with_suffix(".json").write_text(
-        json.dumps({"classes": list(classes), "context": context, "decks_seen": []}), encoding="utf-8"
-    )
-    return path
 
 
 def test_the_check_looks_at_context_box_sides_around_each_box(tmp_path):

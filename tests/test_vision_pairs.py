@@ -3,13 +3,13 @@ them, and a one-line error for every bad model file."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from crop_networks import brightness_network
 from test_vision_reader import paste, table, twins_side_by_side
 
 from referee.errors import UserError
@@ -31,37 +31,7 @@ from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
 def brightness_check(path: Path, classes=PAIR_CLASSES) -> Path:
     """A tiny stand-in network: the brighter the patch, the surer it is of "two cards"."""
-    import onnx
-    from onnx import TensorProto, helper
-
-    weights = np.array([[-2.0, 2.0]] * 3, np.float32)  # mean of each channel → (one card, two cards)
-    bias = np.array([2.0, -2.0], np.float32)
-    graph = helper.make_graph(
-        [
-            helper.make_node("ReduceMean", ["crops"], ["pooled"], axes=[2, 3], keepdims=0),
-            helper.make_node("MatMul", ["pooled", "weights"], ["logits_raw"]),
-            helper.make_node("Add", ["logits_raw", "bias"], ["logits"]),
-            helper.make_node("Softmax", ["logits"], ["probabilities"], axis=1),
-            helper.make_node("Identity", ["pooled"], ["embedding"]),
-        ],
-        "pairs",
-        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, PAIR_PX, PAIR_PX])],
-        [
-            helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, ["n", 2]),
-            helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["n", 3]),
-        ],
-        [
-            helper.make_tensor("weights", TensorProto.FLOAT, [3, 2], weights.ravel().tolist()),
-            helper.make_tensor("bias", TensorProto.FLOAT, [2], bias.tolist()),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.save(model, str(path))
-    path.with_suffix(".json").write_text(
-        json.dumps({"classes": list(classes), "decks_seen": []}), encoding="utf-8"
-    )
-    return path
+    return brightness_network(path, {"classes": list(classes), "decks_seen": []}, slope=2.0, side=PAIR_PX)
 
 
 def patch_point(share_x: float, share_y: float) -> np.ndarray:

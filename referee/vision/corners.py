@@ -21,7 +21,7 @@ import numpy as np
 
 from models import CORNER_MODEL_FILE, model_file
 from referee.errors import UserError
-from referee.vision.glyphs import crops_blob, glyph_crop, open_crop_model
+from referee.vision.glyphs import crops_blob, glyph_crop, load_optional_check, open_crop_model
 
 #: The check's two answers.
 CORNER_CLASSES: tuple[str, ...] = ("index", "background")
@@ -52,8 +52,4 @@ class CornerCheck:
 def load_corner_check(path: Path | str | None = None, threads: int = 1) -> CornerCheck | None:
     """The check at ``path`` (a one-line error when it is missing); "none": no check; None or "":
     the shipped one where it is installed, else no check (the reader then reads without it)."""
-    if path is not None and str(path).lower() == "none":
-        return None
-    if path is not None and str(path):
-        return CornerCheck(Path(path), threads)
-    return CornerCheck(DEFAULT_CORNER_MODEL, threads) if DEFAULT_CORNER_MODEL.is_file() else None
+    return load_optional_check(path, DEFAULT_CORNER_MODEL, CornerCheck, threads)

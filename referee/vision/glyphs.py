@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -34,6 +35,8 @@ import numpy as np
 from models import GLYPH_MODEL_FILE, model_file
 from referee.errors import UserError
 from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES
+
+T = TypeVar("T")
 
 CROP_PX = 40  # side of the square the classifier sees
 #: The square cut around a box: this many times its longer side, so the classifier sees a little of
@@ -157,6 +160,19 @@ class GlyphClassifier:
             ["probabilities", "embedding"], {self._input: crops_blob(crops_bgr)}
         )
         return GlyphReadings(probabilities, embeddings)
+
+
+def load_optional_check(
+    path: Path | str | None, shipped: Path, make: Callable[[Path, int], T], threads: int
+) -> T | None:
+    """One of the optional checks (corner, pair): ``make(path)`` for a path (a one-line error when it
+    is missing), None for "none", and for None or "" the ``shipped`` one where it is installed, else
+    None (the reader then reads without it)."""
+    if path is not None and str(path).lower() == "none":
+        return None
+    if path is not None and str(path):
+        return make(Path(path), threads)
+    return make(shipped, threads) if shipped.is_file() else None
 
 
 def load_glyph_classifier(path: Path | None = None, threads: int = 1) -> GlyphClassifier:

@@ -28,7 +28,7 @@ import numpy as np
 
 from models import PAIR_MODEL_FILE, model_file
 from referee.errors import UserError
-from referee.vision.glyphs import crops_blob, open_crop_model
+from referee.vision.glyphs import crops_blob, load_optional_check, open_crop_model
 
 #: The check's two answers.
 PAIR_CLASSES: tuple[str, ...] = ("one card", "two cards")
@@ -110,8 +110,4 @@ class PairCheck:
 def load_pair_check(path: Path | str | None = None, threads: int = 1) -> PairCheck | None:
     """The check at ``path`` (a one-line error when it is missing); "none": no check; None or "":
     the shipped one where it is installed, else no check (the reader then pairs without it)."""
-    if path is not None and str(path).lower() == "none":
-        return None
-    if path is not None and str(path):
-        return PairCheck(Path(path), threads)
-    return PairCheck(DEFAULT_PAIR_MODEL, threads) if DEFAULT_PAIR_MODEL.is_file() else None
+    return load_optional_check(path, DEFAULT_PAIR_MODEL, PairCheck, threads)
