@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     faces = dataset_faces(args.folder)
     report = {
         "folder": str(args.folder),
-        "model": str(reader.detector.info.path),
+        **networks(reader),
         "backend": reader.detector.backend,
         "imgsz": reader.detector.imgsz,
         "conf": args.conf,
@@ -183,6 +183,16 @@ def run(args: argparse.Namespace) -> int:
     if args.errors is not None:
         print(f"pictures with card mistakes drawn: {args.errors}")
     return 0
+
+
+def networks(reader: CardReader) -> dict[str, str | None]:
+    """The files of the networks a reader reads with (None: read without that one), for a report."""
+    return {
+        "model": str(reader.detector.info.path),
+        "glyph_model": str(reader.glyphs.path) if reader.glyphs is not None else None,
+        "corner_model": str(reader.corners.path) if reader.corners is not None else None,
+        "pair_model": str(reader.pairs.path) if reader.pairs is not None else None,
+    }
 
 
 def decks_seen(reader: CardReader) -> set[str]:
@@ -275,10 +285,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
                 }
     unseen = [deck for deck in decks.values() if not deck["seen"]]
     report = {
-        "model": str(reader.detector.info.path),
-        "glyph_model": str(reader.glyphs.path) if reader.glyphs is not None else None,
-        "corner_model": str(reader.corners.path) if reader.corners is not None else None,
-        "pair_model": str(reader.pairs.path) if reader.pairs is not None else None,
+        **networks(reader),
         "deck": str(args.deck) if args.deck else None,
         "held_out_models": str(held_out_folder) if held_out_folder is not None else None,
         "decks": decks,
