@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     kind.add_argument(
         "--pairs",
         action="store_true",
-        help="train the pair check (one card's corners or two cards'?) on referee.lab.pair_data patches",
+        help="train the pair check (one card's two corners, or two cards') on referee.lab.pair_data patches",
     )
     args = parser.parse_args(argv)
     try:
