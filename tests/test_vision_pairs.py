@@ -144,3 +144,22 @@ def test_the_shipped_check_tells_twins_side_by_side_from_one_card():
     assert len(ones) == 80 and len(twos) > 80
     assert np.mean(np.asarray(ones) >= threshold) <= 0.01  # one card's corners kept together
     assert np.mean(np.asarray(twos) >= threshold) >= 0.95  # twins' corners kept apart
+
+
+def test_a_reader_with_the_shipped_check_keeps_twins_apart_where_only_a_corner_of_each_shows(tmp_path):
+    """Two identical cards side by side, the second corner of each hidden (by a hand, another card):
+    the two corners left agree in glyph and colour and may lie at one card's spacing, so the reader
+    alone takes them for one card. With the check it reads two; a card's own corners stay one card."""
+    path = tmp_path / "scripted.onnx"
+    write_scripted_model(path, tensor_for_boxes([(0, 0, 1, 1)], ["0"], scores=0.0))
+    plain = CardReader(load_detector(path))
+    checked = CardReader(load_detector(path), pairs=load_pair_check())
+    merged = kept_apart = own_pairs = 0
+    for _, picture, first, second in twins_side_by_side(seed=5, count=40):
+        if [len(c.indices) for c in plain.cards_from_detections(picture, [first[0], second[1]])] == [2]:
+            merged += 1
+            kept_apart += len(checked.cards_from_detections(picture, [first[0], second[1]])) == 2
+        own_pairs += [len(c.indices) for c in checked.cards_from_detections(picture, first)] == [2]
+    assert merged >= 10  # the situation is common: the reader alone merges them
+    assert kept_apart >= 0.9 * merged
+    assert own_pairs == 40
