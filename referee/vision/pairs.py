@@ -99,10 +99,10 @@ class PairCheck:
         which it was trained on) and the two answers averaged."""
         if not pairs:
             return np.zeros(0, np.float32)
-        patches = [pair_patch(image_bgr, a, b) for a, b in pairs] + [
-            pair_patch(image_bgr, b, a) for a, b in pairs
-        ]
-        (probabilities,) = self._session.run(["probabilities"], {self._input: crops_blob(np.stack(patches))})
+        upright = np.stack([pair_patch(image_bgr, a, b) for a, b in pairs])
+        # The other way round is the same card half-turned: the patch turned, not cut again.
+        patches = np.concatenate([upright, upright[:, ::-1, ::-1]])
+        (probabilities,) = self._session.run(["probabilities"], {self._input: crops_blob(patches)})
         two = probabilities[:, PAIR_CLASSES.index("two cards")]
         return (two[: len(pairs)] + two[len(pairs) :]) / 2
 

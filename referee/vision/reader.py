@@ -692,8 +692,8 @@ class CardReader:
                 continue
             if not _corners_of_two_cards(glyphs, a, b, self.settings):
                 agreeing.append((self._spacing_cost(spacing), i, j, first, second))
-        paired: set[int] = set()
         agreeing = self._one_card_each(agreeing, image_bgr)
+        paired: set[int] = set()
         groups = (_most_pairs if self.settings.pair_most else _greedy_pairs)(agreeing, paired)
         disagreeing: list[_PairCandidate] = []
         near, far = self.settings.consensus_distance
