@@ -28,6 +28,8 @@ GLYPH_MODEL_FILE = "uno_glyphs.onnx"
 CORNER_MODEL_FILE = "uno_corners.onnx"
 #: The pair check (are two corner indices one card's?), used where it is installed.
 PAIR_MODEL_FILE = "uno_pairs.onnx"
+#: The centre reader (the big symbol in a paired card's middle), used where it is installed.
+CENTRE_MODEL_FILE = "uno_centres.onnx"
 #: A folder of the three networks trained on no real deck at all (rendered scenes only). They are not
 #: for the table: ``uno-referee eval --real`` scores every deck the shipped networks saw with these
 #: as well, so that each real deck has a leave-one-deck-out figure. Not installed with the package.

@@ -197,10 +197,12 @@ def test_eval_command_on_a_yolo_folder(roboflow_folder, tmp_path, capsys):
     assert "cards" not in report  # real photos carry no colours: symbol level only
     # Every network the reader read with is named, so that a figure can be reproduced.
     assert report["model"] == str(model)
-    assert [Path(report[key]).name for key in ("glyph_model", "corner_model", "pair_model")] == [
+    networks = ("glyph_model", "corner_model", "pair_model", "centre_model")
+    assert [Path(report[key]).name for key in networks] == [
         "uno_glyphs.onnx",
         "uno_corners.onnx",
         "uno_pairs.onnx",
+        "uno_centres.onnx",
     ]
     assert cv2.imread(str(report_dir / "confusion.png")).shape[0] > 500
     assert "boxes: precision 0.333 recall 0.333" in capsys.readouterr().out

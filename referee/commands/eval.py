@@ -192,14 +192,15 @@ def networks(reader: CardReader) -> dict[str, str | None]:
         "glyph_model": str(reader.glyphs.path) if reader.glyphs is not None else None,
         "corner_model": str(reader.corners.path) if reader.corners is not None else None,
         "pair_model": str(reader.pairs.path) if reader.pairs is not None else None,
+        "centre_model": str(reader.centres.path) if reader.centres is not None else None,
     }
 
 
 def decks_seen(reader: CardReader) -> set[str]:
-    """The real decks the detector, the glyph classifier, the corner check or the pair check trained
-    on (their cards say)."""
+    """The real decks the detector or any second-look network (glyphs, corners, pairs, centres)
+    trained on (their cards say)."""
     seen = set(reader.detector.info.decks_seen)
-    for network in (reader.glyphs, reader.corners, reader.pairs):
+    for network in (reader.glyphs, reader.corners, reader.pairs, reader.centres):
         if network is not None:
             seen |= set(network.info.get("decks_seen", []))
     return seen

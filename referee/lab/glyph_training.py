@@ -27,6 +27,7 @@ import numpy as np
 
 from referee.errors import UserError
 from referee.lab.provenance import checkpoint_decks, write_record
+from referee.vision.centres import CENTRE_CLASSES, CENTRE_REGION, NO_CENTRE
 from referee.vision.corners import CORNER_CLASSES
 from referee.vision.glyphs import BACKGROUND, CONTEXT, CROP_PX, GLYPH_CLASSES
 from referee.vision.pairs import INDEX_AT, PAIR_CLASSES, PAIR_MARGIN
@@ -145,9 +146,9 @@ def augment(
     batch: np.ndarray, rng: np.random.Generator, photo_share: float = PHOTO_ARTEFACTS, turns: int = 4
 ) -> np.ndarray:
     """Any of ``turns`` even turns (4: any quarter turn, for a glyph; 2: none or a half turn, for the
-    pair check's card-shaped patch, which only a half turn leaves a card's) plus up to 12°, a
-    compressed photo's artefacts on ``photo_share`` of the crops (in their true colours, before the
-    channels are shuffled), light/contrast/blur/noise jitter."""
+    pair check's and the centre reader's patches, cut in a card's frame, which only a half turn
+    leaves a card's) plus up to 12°, a compressed photo's artefacts on ``photo_share`` of the crops
+    (in their true colours, before the channels are shuffled), light/contrast/blur/noise jitter."""
     import cv2
 
     out = np.empty_like(batch)
@@ -395,6 +396,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="train the pair check (one card's two corners, or two cards') on referee.lab.pair_data patches",
     )
+    kind.add_argument(
+        "--centres",
+        action="store_true",
+        help="train the centre reader (a paired card's big middle symbol) on referee.lab.centre_data patches",
+    )
     args = parser.parse_args(argv)
     try:
         if not 0.0 <= args.photo_artefacts <= 1.0:
@@ -421,8 +427,16 @@ def main(argv: list[str] | None = None) -> int:
     except (UserError, OSError, KeyError, ValueError) as error:
         print(f"glyph_training: error: {error}", file=sys.stderr)
         return 2
-    names = CORNER_CLASSES if args.corners else PAIR_CLASSES if args.pairs else GLYPH_CLASSES
-    background = names.index("two cards" if args.pairs else "background")
+    card_patches = args.pairs or args.centres  # cut in a card's frame: upright or half-turned only
+    if args.corners:
+        names, background_name = CORNER_CLASSES, "background"
+    elif args.pairs:
+        names, background_name = PAIR_CLASSES, "two cards"
+    elif args.centres:
+        names, background_name = CENTRE_CLASSES, NO_CENTRE
+    else:
+        names, background_name = GLYPH_CLASSES, "background"
+    background = names.index(background_name)
     rng = np.random.default_rng(1)
     order = rng.permutation(len(crops))
     held = order[: min(3000, len(order) // 20)]
@@ -447,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
             device=args.device,
             workers=args.workers,
             photo_share=args.photo_artefacts,
-            turns=2 if args.pairs else 4,
+            turns=2 if card_patches else 4,
         )
     except UserError as error:  # a start that is not of this network
         print(f"glyph_training: error: {error}", file=sys.stderr)
@@ -464,13 +478,14 @@ def main(argv: list[str] | None = None) -> int:
         {
             "classes": list(names),
             "crop_px": CROP_PX,
-            **({} if args.pairs else {"context": contexts.pop()}),
+            **({} if card_patches else {"context": contexts.pop()}),
             "version": date.today().isoformat(),
             "trained_on": args.trained_on,
             "held_out_crop_accuracy": round(accuracy, 4),
             "photo_artefacts": args.photo_artefacts,
             "decks_seen": sorted(decks),
             **({"index_at": list(INDEX_AT), "margin": PAIR_MARGIN} if args.pairs else {}),
+            **({"index_at": list(INDEX_AT), "region": list(CENTRE_REGION)} if args.centres else {}),
         },
     )
     print(f"wrote {args.out}")

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.errors import UserError
+from referee.render.scenes import RenderedScene, render_scene
 from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES
 from referee.vision.pairs import pair_patch
 from referee.vision.reader import ReaderSettings
@@ -46,22 +47,32 @@ def _centre(box: tuple[float, float, float, float], rng: np.random.Generator) ->
     return (x1 + x2) / 2 + dx, (y1 + y2) / 2 + dy, size
 
 
-def scene_patches(seed: int) -> tuple[list[np.ndarray], list[int]]:
-    """The patches and labels of one rendered scene (seeded: the same on every machine)."""
-    from referee.render.scenes import render_scene
-
+def mixed_scene(seed: int) -> tuple[np.random.Generator, RenderedScene]:
+    """A rendered table, fan or discard pile (:data:`SCENE_MIX`), and the generator that made it."""
     rng = np.random.default_rng(seed)
     kind = str(rng.choice(list(SCENE_MIX), p=np.float64(list(SCENE_MIX.values())) / sum(SCENE_MIX.values())))
-    rendered = render_scene(rng, SCENE_PX, kind=kind)
-    settings = ReaderSettings()
-    low, high = settings.pair_distance
-    indices = [
+    return rng, render_scene(rng, SCENE_PX, kind=kind)
+
+
+def labelled_corners(
+    rendered: RenderedScene, rng: np.random.Generator
+) -> list[tuple[int, int, tuple[float, float, float]]]:
+    """(card, symbol class, jittered centre and size) of every labelled corner index of a face-up card."""
+    return [
         (owner, box.class_id, _centre(box.box, rng))
         for owner, card in enumerate(rendered.scene.cards)
         if card.face_up
         for box in card.boxes
         if box.labelled and CLASS_NAMES[box.class_id] in SYMBOL_CLASSES
     ]
+
+
+def scene_patches(seed: int) -> tuple[list[np.ndarray], list[int]]:
+    """The patches and labels of one rendered scene (seeded: the same on every machine)."""
+    rng, rendered = mixed_scene(seed)
+    settings = ReaderSettings()
+    low, high = settings.pair_distance
+    indices = labelled_corners(rendered, rng)
     one_card, same_symbol, other = [], [], []
     for i, (owner_a, class_a, (ax, ay, a_size)) in enumerate(indices):
         for owner_b, class_b, (bx, by, b_size) in indices[i + 1 :]:

@@ -68,6 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from models import PRECISIONS, default_model_path
     from referee.vision.backends import available_backends, load_detector
+    from referee.vision.centres import load_centre_reader
     from referee.vision.corners import load_corner_check
     from referee.vision.glyphs import load_glyph_classifier
     from referee.vision.options import deck_from_args
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     glyphs = load_glyph_classifier(threads=args.threads)
     corners = load_corner_check(threads=args.threads)
     pairs = load_pair_check(threads=args.threads)
+    centres = load_centre_reader(threads=args.threads)
     for label, backend, path in variants:
         detector = load_detector(
             path, backend, imgsz=args.imgsz, conf=args.conf, iou=args.iou, threads=args.threads
@@ -112,27 +114,42 @@ def run(args: argparse.Namespace) -> int:
             if corners is not None:
                 timing = time_call(lambda c=corners, b=boxes: c.not_corner(crop, b), args.runs, args.warmup)
                 print(f"{timing.line('corners')} boxes={len(boxes)}", flush=True)
+            points = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
             if pairs is not None:
-                centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
-                two = [(a, b) for k, a in enumerate(centres) for b in centres[k + 1 :]]
-                two = two or [(centres[0], centres[0])]
+                two = [(a, b) for k, a in enumerate(points) for b in points[k + 1 :]]
+                two = two or [(points[0], points[0])]
                 timing = time_call(lambda p=pairs, t=two: p.two_cards(crop, t), args.runs, args.warmup)
                 print(f"{timing.line('pairs')} pairs={len(two)} (the reader asks those spaced as a card)")
+            if centres is not None:
+                cards = list(zip(points[::2], points[1::2], strict=False)) or [(points[0], points[0])]
+                timing = time_call(lambda c=centres, k=cards: c.read(crop, k), args.runs, args.warmup)
+                print(f"{timing.line('centres')} cards={len(cards)} (those read from both corners)")
         if args.reader and label == "onnxruntime":
-            reader = CardReader(detector, glyphs=glyphs, corners=corners, pairs=pairs)
-            ratio = ""
-            if pairs is None:
-                timing = time_call(lambda r=reader: r.read(crop), args.runs, args.warmup)
-            else:  # with and without the pair check, in alternating rounds: their ratio holds anywhere
-                without = CardReader(detector, glyphs=glyphs, corners=corners)
-                timing, plain = time_alternating(
-                    [lambda r=reader: r.read(crop), lambda r=without: r.read(crop)], args.runs, args.warmup
+            reader = CardReader(detector, glyphs=glyphs, corners=corners, pairs=pairs, centres=centres)
+            # Without each optional second look in turn, in alternating rounds with the whole reader:
+            # each one's cost as a ratio, which holds on any machine however busy.
+            lesser = {
+                name: CardReader(detector, glyphs=glyphs, corners=corners, **kept)
+                for name, kept, present in (
+                    ("nopairs", {"centres": centres}, pairs is not None),
+                    ("nocentres", {"pairs": pairs}, centres is not None),
                 )
-                print(plain.line(f"reader-nopairs({label})"), flush=True)
-                ratio = f" pairs_ratio={timing.median_ms / plain.median_ms:.3f}"
-            print(timing.line(f"reader({label})") + ratio, flush=True)
+                if present
+            }
+            timings = time_alternating(
+                [lambda r=reader: r.read(crop)] + [lambda r=r: r.read(crop) for r in lesser.values()],
+                args.runs,
+                args.warmup,
+            )
+            timing, ratios = timings[0], ""
+            for name, plain in zip(lesser, timings[1:], strict=True):
+                print(plain.line(f"reader-{name}({label})"), flush=True)
+                ratios += f" {name.removeprefix('no')}_ratio={timing.median_ms / plain.median_ms:.3f}"
+            print(timing.line(f"reader({label})") + ratios, flush=True)
             if deck is not None:
-                with_deck = CardReader(detector, glyphs=glyphs, corners=corners, pairs=pairs, deck=deck)
+                with_deck = CardReader(
+                    detector, glyphs=glyphs, corners=corners, pairs=pairs, centres=centres, deck=deck
+                )
                 timing = time_call(lambda r=with_deck: r.read(crop), args.runs, args.warmup)
                 print(timing.line(f"reader+deck({label})"), flush=True)
     if args.against is not None:

@@ -234,10 +234,10 @@ class Scene:
         """Measure what is still visible of every card and symbol; decide which boxes are labelled."""
         h, w = self.shape
         for card in self.cards:
-            card.visible_fraction = _visible_fraction(self.owner, card.owner_id, card.polygon)
+            card.visible_fraction = visible_fraction(self.owner, card.owner_id, card.polygon)
             card.boxes = []
             for class_id, hull in card.hulls:
-                visible = _visible_fraction(self.owner, card.owner_id, hull)
+                visible = visible_fraction(self.owner, card.owner_id, hull)
                 x1, y1 = np.clip(hull.min(axis=0), 0, [w, h])
                 x2, y2 = np.clip(hull.max(axis=0), 0, [w, h])
                 big_enough = x2 - x1 >= MIN_BOX_SIDE and y2 - y1 >= MIN_BOX_SIDE
@@ -259,7 +259,7 @@ class Scene:
         return rows
 
 
-def _visible_fraction(owner: np.ndarray, owner_id: int, polygon: np.ndarray) -> float:
+def visible_fraction(owner: np.ndarray, owner_id: int, polygon: np.ndarray) -> float:
     """Share of ``polygon`` (frame pixels, may leave the frame) whose pixels ``owner_id`` still owns."""
     x0, y0 = np.floor(polygon.min(axis=0)).astype(int)
     x1, y1 = np.ceil(polygon.max(axis=0)).astype(int) + 1

@@ -157,12 +157,14 @@ class VisionConfig:
     """``deck``: a deck learnt with ``uno-referee deck learn`` (or ``calibrate --deck``), read before
     the general model; empty: none. ``glyph_model``: the glyph classifier ONNX; empty means the one
     shipped in ``models/``. ``corner_model``: the card-corner check ONNX; empty means the shipped one
-    where installed, "none" reads without it. ``pair_model``: the pair check ONNX, likewise."""
+    where installed, "none" reads without it. ``pair_model``: the pair check ONNX, likewise, and
+    ``centre_model``: the centre reader ONNX, likewise."""
 
     deck: str = ""
     glyph_model: str = ""
     corner_model: str = ""
     pair_model: str = ""
+    centre_model: str = ""
 
 
 @dataclass(frozen=True)

@@ -138,12 +138,15 @@ def card_reader(
     symbols: frozenset[str] | None = None,
     corner_model: str = "",
     pair_model: str = "",
+    centre_model: str = "",
 ) -> CardReader:
     """The vision reader: detector, glyph classifier, the room's colour profile (or the learnt deck's
     colours, or the defaults), the user's learnt deck, if any, and the symbols the game's deck
     prints (:func:`referee.vision.classes.symbols_in_play`); the card-corner check where installed
-    (``corner_model`` "none": without it), and the pair check likewise (``pair_model``)."""
+    (``corner_model`` "none": without it), and the pair check and the centre reader likewise
+    (``pair_model``, ``centre_model``)."""
     from referee.vision.backends import load_detector
+    from referee.vision.centres import load_centre_reader
     from referee.vision.corners import load_corner_check
     from referee.vision.deck import LearntDeck
     from referee.vision.glyphs import load_glyph_classifier
@@ -157,8 +160,16 @@ def card_reader(
     learnt = LearntDeck.load(Path(deck).expanduser()) if deck else None
     corners = load_corner_check(corner_model)
     pairs = load_pair_check(pair_model)
+    centres = load_centre_reader(centre_model)
     return CardReader(
-        detector, colour_model, glyphs=glyphs, deck=learnt, symbols=symbols, corners=corners, pairs=pairs
+        detector,
+        colour_model,
+        glyphs=glyphs,
+        deck=learnt,
+        symbols=symbols,
+        corners=corners,
+        pairs=pairs,
+        centres=centres,
     )
 
 
@@ -334,6 +345,7 @@ def open_live_game(
             symbols_in_play(config.rules.build()),
             config.vision.corner_model,
             config.vision.pair_model,
+            config.vision.centre_model,
         )
     pile = pile_reader(reader, config.detector.pile_imgsz)
     journal = Journal.open(config.journal.path)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from referee.vision.backends import Detector
+    from referee.vision.centres import CentreReader
     from referee.vision.corners import CornerCheck
     from referee.vision.deck import LearntDeck
     from referee.vision.glyphs import GlyphClassifier
@@ -52,7 +53,8 @@ def add_detector_arguments(parser: argparse.ArgumentParser, threads: int, backen
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--colours --deck --glyph-model --corner-model --cards-of --tiles``, on top of the detector's."""
+    """``--colours --deck --glyph-model --corner-model --pair-model --centre-model --cards-of --tiles``, on
+    top of the detector's."""
     parser.add_argument("--colours", type=Path, help="colour model JSON written by colour calibration")
     parser.add_argument(
         "--deck", type=Path, metavar="DECK.json", help="your own deck, learnt by `uno-referee deck learn`"
@@ -71,6 +73,11 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
         "--pair-model",
         type=Path,
         help="pair check ONNX (default: the shipped one where installed; 'none': without it)",
+    )
+    parser.add_argument(
+        "--centre-model",
+        type=Path,
+        help="centre reader ONNX (default: the shipped one where installed; 'none': without it)",
     )
     parser.add_argument(
         "--cards-of",
@@ -121,6 +128,7 @@ def reader_from_args(args: argparse.Namespace) -> CardReader:
         symbols=symbols_from_args(args),
         corners=corners_from_args(args),
         pairs=pairs_from_args(args),
+        centres=centres_from_args(args),
     )
 
 
@@ -165,6 +173,13 @@ def pairs_from_args(args: argparse.Namespace) -> PairCheck | None:
     from referee.vision.pairs import load_pair_check
 
     return load_pair_check(getattr(args, "pair_model", None), threads=getattr(args, "threads", 1))
+
+
+def centres_from_args(args: argparse.Namespace) -> CentreReader | None:
+    """The centre reader ``--centre-model`` names (``none``: none), else the shipped one if any."""
+    from referee.vision.centres import load_centre_reader
+
+    return load_centre_reader(getattr(args, "centre_model", None), threads=getattr(args, "threads", 1))
 
 
 def deck_from_args(args: argparse.Namespace) -> LearntDeck | None:

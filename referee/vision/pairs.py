@@ -45,10 +45,23 @@ PAIR_MARGIN = 0.12
 DEFAULT_PAIR_MODEL = model_file(PAIR_MODEL_FILE)
 
 
-def card_frame(first: tuple[float, float], second: tuple[float, float], side: int = PAIR_PX) -> np.ndarray:
+#: The part of a card a patch shows, in card units (the card's width is 1, its height
+#: :data:`CARD_ASPECT`): left, top, right, bottom. The pair check's: the card and its margin.
+Region = tuple[float, float, float, float]
+PAIR_REGION: Region = (
+    -PAIR_MARGIN,
+    -PAIR_MARGIN * CARD_ASPECT,
+    1 + PAIR_MARGIN,
+    (1 + PAIR_MARGIN) * CARD_ASPECT,
+)
+
+
+def card_frame(
+    first: tuple[float, float], second: tuple[float, float], side: int = PAIR_PX, region: Region = PAIR_REGION
+) -> np.ndarray:
     """The 2 × 3 affine map from the pixels of a ``side`` square patch to the picture's, for the card
     whose corner indices are centred at ``first`` (its top-left one, the card upright) and ``second``:
-    the card and :data:`PAIR_MARGIN` around it, stretched over the square."""
+    the card's ``region`` (card units) stretched over the square."""
     width_share, height_share = INDEX_AT
     # The card in its own units (width 1, height CARD_ASPECT): its two index centres.
     top_left = complex(width_share, height_share * CARD_ASPECT)
@@ -56,27 +69,38 @@ def card_frame(first: tuple[float, float], second: tuple[float, float], side: in
     a, b = complex(*first), complex(*second)
     scale = (b - a) / (bottom_right - top_left)  # rotation and size, card units → picture
     shift = a - scale * top_left
-    step_x = (1 + 2 * PAIR_MARGIN) / side
-    step_y = (1 + 2 * PAIR_MARGIN) * CARD_ASPECT / side
-    first_pixel = complex(-PAIR_MARGIN + step_x / 2, -PAIR_MARGIN * CARD_ASPECT + step_y / 2)
+    left, top, right, bottom = region
+    step_x, step_y = (right - left) / side, (bottom - top) / side
+    first_pixel = complex(left + step_x / 2, top + step_y / 2)
     along_u, along_v, at = scale * step_x, scale * complex(0, step_y), scale * first_pixel + shift
     return np.float32([[along_u.real, along_v.real, at.real], [along_u.imag, along_v.imag, at.imag]])
 
 
-def pair_patch(image_bgr: np.ndarray, first: tuple[float, float], second: tuple[float, float]) -> np.ndarray:
-    """The :data:`PAIR_PX` square the check sees for two index centres (``first`` taken as the
-    card's top-left index), edges replicated where the card would leave the picture.
-
-    Drawn at twice the size and then shrunk, so that a card much larger than the patch is averaged,
-    not sampled."""
+def card_patch(
+    image_bgr: np.ndarray,
+    first: tuple[float, float],
+    second: tuple[float, float],
+    side: int = PAIR_PX,
+    region: Region = PAIR_REGION,
+) -> np.ndarray:
+    """The ``side`` square showing ``region`` of the card whose index centres are ``first`` (taken as
+    the card's top-left index) and ``second``, edges replicated where the card would leave the
+    picture. Drawn at twice the size and then shrunk, so that a card much larger than the patch is
+    averaged, not sampled."""
     big = cv2.warpAffine(
         image_bgr,
-        card_frame(first, second, 2 * PAIR_PX),
-        (2 * PAIR_PX, 2 * PAIR_PX),
+        card_frame(first, second, 2 * side, region),
+        (2 * side, 2 * side),
         flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_REPLICATE,
     )
-    return cv2.resize(big, (PAIR_PX, PAIR_PX), interpolation=cv2.INTER_AREA)
+    return cv2.resize(big, (side, side), interpolation=cv2.INTER_AREA)
+
+
+def pair_patch(image_bgr: np.ndarray, first: tuple[float, float], second: tuple[float, float]) -> np.ndarray:
+    """The :data:`PAIR_PX` square the pair check sees for two index centres: the whole card and
+    :data:`PAIR_MARGIN` around it."""
+    return card_patch(image_bgr, first, second)
 
 
 class PairCheck:

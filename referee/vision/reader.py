@@ -33,6 +33,7 @@ import numpy as np
 
 from referee.errors import UserError
 from referee.vision.backends import Detector
+from referee.vision.centres import CENTRE_CLASSES, NO_CENTRE, CentreReader
 from referee.vision.classes import (
     CLASS_NAMES,
     COLOURBLIND_TO_COLOUR,
@@ -120,6 +121,12 @@ class ReaderSettings:
     #: are never paired, whatever their glyphs and colours say (two identical cards side by side,
     #: whose corners lie at one card's spacing). None: the check is not asked.
     pair_two_cards: float | None = 0.9
+    #: A card read from both corners is named by the product of its corners' beliefs and the centre
+    #: reader's (:mod:`referee.vision.centres`) raised to this power, over the symbols of its kind
+    #: (wild or coloured), where the reader sees a centre: its "no centre" share is below
+    #: ``centre_hidden``. None: the centre reader is not asked.
+    centre_weight: float | None = 1.0
+    centre_hidden: float = 0.5
     artwork_centre_share: float = 0.25  # within this share of a card's corner spacing of its middle
     colourblind_radius: float = 2.0  # a colour-blind symbol is printed next to the index
     colourblind_surer_by: float = 0.3  # an index box on a colour-blind symbol scored this much surer goes
@@ -276,11 +283,13 @@ class CardReader:
         symbols: Collection[str] | None = None,
         corners: CornerCheck | None = None,
         pairs: PairCheck | None = None,
+        centres: CentreReader | None = None,
     ) -> None:
         """``symbols``: the symbols the deck in play prints (:func:`symbols_in_play`); the reader
         never reads another (a classic deck has no wild-swap). None: every symbol. ``corners``: the
         card-corner check, which drops index boxes it is sure lie on no card's corner. ``pairs``:
-        the pair check, which keeps two cards' corners from being paired as one card's."""
+        the pair check, which keeps two cards' corners from being paired as one card's. ``centres``:
+        the centre reader, a second opinion on a card read from both corners."""
         unknown = sorted(set(detector.class_names) - set(CLASS_NAMES))
         if unknown:
             raise UserError(
@@ -294,6 +303,7 @@ class CardReader:
         self.glyphs = glyphs
         self.corners = corners
         self.pairs = pairs
+        self.centres = centres
         self.deck = deck
         #: The detector's own floor: a box scored below it is read only when a learnt face vouches.
         self.min_score = getattr(detector, "conf", 0.0)  # (a test's stand-in detector may have none)
@@ -440,6 +450,7 @@ class CardReader:
                 or group[0].detection.box in probation
             )
         ]
+        groups = self._read_centres(groups, image_bgr)
         cards = [self._card(group, image_bgr.shape) for group in groups]
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
 
@@ -788,6 +799,52 @@ class CardReader:
             return replace(index, detection=detection, colour=colour)
 
         return relabel(first), relabel(second)
+
+    def _read_centres(
+        self, groups: list[tuple[_Index, ...]], image_bgr: np.ndarray
+    ) -> list[tuple[_Index, ...]]:
+        """Each card read from both corners named again with its big centre symbol as a second
+        opinion (:attr:`ReaderSettings.centre_weight`): the corners' beliefs times the centre's,
+        within the card's kind (a wild's field stays a wild's). A corner of the user's own deck
+        (a learnt face) is sure of one symbol, and the centre cannot overrule it."""
+        weight = self.settings.centre_weight
+        whole = [k for k, group in enumerate(groups) if len(group) == 2]
+        if self.centres is None or weight is None or not whole:
+            return groups
+        seen = self.centres.read(
+            image_bgr, [(groups[k][0].detection.centre, groups[k][1].detection.centre) for k in whole]
+        )
+        hidden = CENTRE_CLASSES.index(NO_CENTRE)
+        count = len(SYMBOL_CLASSES)
+        named = list(groups)
+        for k, centre in zip(whole, seen, strict=True):
+            if centre[hidden] >= self.settings.centre_hidden:
+                continue
+            first, second = groups[k]
+            symbol = first.detection.class_name
+            corners = np.ones(count)
+            for index in (first, second):
+                if index.belief is not None:
+                    corners = corners * index.belief
+                else:  # read by the detector alone: sure of its one symbol
+                    corners = corners * (np.arange(count) == index.detection.class_id)
+            fits = self._allowed & (self._wild_symbols == (first.colour is None))
+            joint = np.where(fits, corners * np.power(centre[:count], weight), 0.0)
+            if joint.sum() <= 0.0 or SYMBOL_CLASSES[int(joint.argmax())] == symbol:
+                continue
+            best = int(joint.argmax())
+            share = float(joint[best] / joint.sum())
+            name = SYMBOL_CLASSES[best]
+            named[k] = tuple(
+                replace(
+                    index,
+                    detection=replace(
+                        index.detection, class_id=CLASS_NAMES.index(name), class_name=name, score=share
+                    ),
+                )
+                for index in groups[k]
+            )
+        return named
 
     def _card(self, group: tuple[_Index, ...], image_shape: tuple[int, ...]) -> Card:
         first = group[0]
