@@ -19,7 +19,9 @@ READER_LINES = [
     "glyphs",
     "corners",
     "pairs",
+    "centres",
     "reader-nopairs(onnxruntime)",
+    "reader-nocentres(onnxruntime)",
     "reader(onnxruntime)",
 ]
 LINE = re.compile(r"^(?P<label>[\w()+-]+): median_ms=(?P<median>[\d.]+) p90_ms=(?P<p90>[\d.]+) cpu_ms=[\d.]+")
@@ -35,6 +37,9 @@ def test_one_line_per_backend(tmp_path, capsys):
     assert all(lines)
     assert [m["label"] for m in lines] == [*READER_LINES, *available_backends()[1:]]
     assert all(float(m["median"]) <= float(m["p90"]) for m in lines)
+    # Each optional second look's cost, as a ratio measured in alternating rounds with the reader.
+    reader_line = next(line for line in out.splitlines() if line.startswith("reader(onnxruntime)"))
+    assert re.search(r" pairs_ratio=\d+\.\d{3} centres_ratio=\d+\.\d{3}$", reader_line)
 
 
 def test_the_shipped_detector_is_timed_in_both_precisions(capsys, monkeypatch):
@@ -42,7 +47,7 @@ def test_the_shipped_detector_is_timed_in_both_precisions(capsys, monkeypatch):
     assert main(["bench", "vision", "--runs", "5", "--warmup", "0", "--backends", "onnxruntime"]) == 0
     out = capsys.readouterr().out
     labels = [LINE.match(line)["label"] for line in out.splitlines()[1:]]
-    assert labels == ["onnxruntime", "glyphs", "corners", "pairs", "onnxruntime-int8"]
+    assert labels == ["onnxruntime", "glyphs", "corners", "pairs", "centres", "onnxruntime-int8"]
     assert "uno_cards.onnx" in out.splitlines()[0]
 
 
