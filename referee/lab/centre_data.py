@@ -16,17 +16,12 @@ uint8 BGR), ``labels`` (N,) and ``decks_seen`` (none: rendered cards only), for
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
-from multiprocessing import get_context
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from referee.errors import UserError
-from referee.lab.pair_data import labelled_corners, mixed_scene
+from referee.lab.pair_data import labelled_corners, mixed_scene, patch_job
 from referee.render.compose import visible_fraction
 from referee.vision.centres import CENTRE_CLASSES, CENTRE_PX, CENTRE_REGION, NO_CENTRE, centre_patch
 from referee.vision.classes import CLASS_NAMES
@@ -85,42 +80,12 @@ def scene_patches(seed: int) -> tuple[list[np.ndarray], list[int]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m referee.lab.centre_data", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument("out", type=Path, help=".npz file to write")
-    parser.add_argument("--scenes", type=int, default=8000)
-    parser.add_argument("--seed", type=int, default=3000)
-    parser.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args(argv)
-    try:
-        if args.scenes < 1 or args.workers < 1:
-            raise UserError("--scenes and --workers must be at least 1")
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-    except (UserError, OSError) as error:
-        print(f"centre_data: error: {error}", file=sys.stderr)
+    written = patch_job(argv, "centre_data", __doc__.splitlines()[0], scene_patches, (8000, 3000))
+    if written is None:
         return 2
-    crops: list[np.ndarray] = []
-    labels: list[int] = []
-    seeds = [args.seed * 100_000 + k for k in range(args.scenes)]
-    with get_context("spawn").Pool(args.workers) as pool:
-        for done, (patches, answers) in enumerate(pool.imap(scene_patches, seeds, chunksize=8), 1):
-            crops += patches
-            labels += answers
-            if done % 500 == 0:
-                print(f"{done}/{args.scenes} scenes, {len(labels)} cards", flush=True)
-    if not labels:
-        print("centre_data: error: no card with both corners in these scenes", file=sys.stderr)
-        return 2
-    label_array = np.asarray(labels, np.int64)
-    np.savez_compressed(
-        args.out,
-        crops=np.stack(crops) if crops else np.zeros((0, CENTRE_PX, CENTRE_PX, 3), np.uint8),
-        labels=label_array,
-        decks_seen=np.asarray([], dtype=str),
-    )
-    shown = np.mean(label_array != CENTRE_CLASSES.index(NO_CENTRE))
-    print(f"wrote {args.out}: {len(labels)} cards, {shown:.2f} of them with a centre to read")
+    out, labels = written
+    shown = np.mean(labels != CENTRE_CLASSES.index(NO_CENTRE))
+    print(f"wrote {out}: {len(labels)} cards, {shown:.2f} of them with a centre to read")
     return 0
 
 

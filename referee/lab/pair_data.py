@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -94,13 +95,21 @@ def scene_patches(seed: int) -> tuple[list[np.ndarray], list[int]]:
     return [pair_patch(rendered.image, a, b) for (a, b), _ in pairs], [label for _, label in pairs]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m referee.lab.pair_data", description=__doc__.splitlines()[0]
-    )
+def patch_job(
+    argv: list[str] | None,
+    tool: str,
+    description: str,
+    patches_of: Callable[[int], tuple[list[np.ndarray], list[int]]],
+    defaults: tuple[int, int],
+) -> tuple[Path, np.ndarray] | None:
+    """The command line shared by the card-patch datasets (``tool``: ``pair_data``, ``centre_data``):
+    ``OUT.npz --scenes N --seed S --workers W``; ``patches_of(seed)`` over N seeded scenes in W
+    processes, written as ``crops``, ``labels`` and ``decks_seen`` (none: rendered cards only).
+    Returns the file and its labels, or None after a one-line error."""
+    parser = argparse.ArgumentParser(prog=f"python -m referee.lab.{tool}", description=description)
     parser.add_argument("out", type=Path, help=".npz file to write")
-    parser.add_argument("--scenes", type=int, default=6000)
-    parser.add_argument("--seed", type=int, default=2900)
+    parser.add_argument("--scenes", type=int, default=defaults[0])
+    parser.add_argument("--seed", type=int, default=defaults[1])
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     try:
@@ -108,28 +117,33 @@ def main(argv: list[str] | None = None) -> int:
             raise UserError("--scenes and --workers must be at least 1")
         args.out.parent.mkdir(parents=True, exist_ok=True)
     except (UserError, OSError) as error:
-        print(f"pair_data: error: {error}", file=sys.stderr)
-        return 2
+        print(f"{tool}: error: {error}", file=sys.stderr)
+        return None
     crops: list[np.ndarray] = []
     labels: list[int] = []
     seeds = [args.seed * 100_000 + k for k in range(args.scenes)]
     with get_context("spawn").Pool(args.workers) as pool:
-        for done, (patches, answers) in enumerate(pool.imap(scene_patches, seeds, chunksize=8), 1):
+        for done, (patches, answers) in enumerate(pool.imap(patches_of, seeds, chunksize=8), 1):
             crops += patches
             labels += answers
             if done % 500 == 0:
-                print(f"{done}/{args.scenes} scenes, {len(labels)} pairs", flush=True)
+                print(f"{done}/{args.scenes} scenes, {len(labels)} patches", flush=True)
     if not labels:
-        print("pair_data: error: no pair found in these scenes", file=sys.stderr)
-        return 2
+        print(f"{tool}: error: no patch found in these scenes", file=sys.stderr)
+        return None
     label_array = np.asarray(labels, np.int64)
     np.savez_compressed(
-        args.out,
-        crops=np.stack(crops),
-        labels=label_array,
-        decks_seen=np.asarray([], dtype=str),
+        args.out, crops=np.stack(crops), labels=label_array, decks_seen=np.asarray([], dtype=str)
     )
-    print(f"wrote {args.out}: {len(labels)} pairs, {np.mean(label_array == 0):.2f} of them one card's")
+    return args.out, label_array
+
+
+def main(argv: list[str] | None = None) -> int:
+    written = patch_job(argv, "pair_data", __doc__.splitlines()[0], scene_patches, (6000, 2900))
+    if written is None:
+        return 2
+    out, labels = written
+    print(f"wrote {out}: {len(labels)} pairs, {np.mean(labels == 0):.2f} of them one card's")
     return 0
 
 

@@ -27,8 +27,8 @@ import numpy as np
 from models import CENTRE_MODEL_FILE, model_file
 from referee.errors import UserError
 from referee.vision.classes import SYMBOL_CLASSES
-from referee.vision.glyphs import crops_blob, load_optional_check, open_crop_model
-from referee.vision.pairs import CARD_ASPECT, Region, card_patch
+from referee.vision.glyphs import load_optional_check, open_crop_model
+from referee.vision.pairs import CARD_ASPECT, Region, both_ways_round, card_patch
 
 #: The reader's answers: a symbol, or no centre to read.
 NO_CENTRE = "no centre"
@@ -57,7 +57,6 @@ class CentreReader:
         if tuple(self.info.get("classes", ())) != CENTRE_CLASSES:
             raise UserError(f"centre model {path} does not answer the card symbols and {NO_CENTRE!r}")
         self.path = path
-        self._input = self._session.get_inputs()[0].name
 
     def read(
         self,
@@ -68,10 +67,7 @@ class CentreReader:
         centres: each looked at both ways round (the patch half-turned) and the answers averaged."""
         if not cards:
             return np.zeros((0, len(CENTRE_CLASSES)), np.float32)
-        upright = np.stack([centre_patch(image_bgr, a, b) for a, b in cards])
-        patches = np.concatenate([upright, upright[:, ::-1, ::-1]])
-        (probabilities,) = self._session.run(["probabilities"], {self._input: crops_blob(patches)})
-        return (probabilities[: len(cards)] + probabilities[len(cards) :]) / 2
+        return both_ways_round(self._session, np.stack([centre_patch(image_bgr, a, b) for a, b in cards]))
 
 
 def load_centre_reader(path: Path | str | None = None, threads: int = 1) -> CentreReader | None:

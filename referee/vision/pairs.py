@@ -22,6 +22,7 @@ beside the runtime on rendered scenes (``python -m referee.lab.pair_data``), and
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -103,6 +104,15 @@ def pair_patch(image_bgr: np.ndarray, first: tuple[float, float], second: tuple[
     return card_patch(image_bgr, first, second)
 
 
+def both_ways_round(session: Any, patches: np.ndarray) -> np.ndarray:
+    """A card-patch network's answers (``probabilities``) for N patches cut with either index as the
+    top-left one, each averaged with its answer for the patch half-turned (the other index first:
+    the same card, turned, so not cut again)."""
+    blob = crops_blob(np.concatenate([patches, patches[:, ::-1, ::-1]]))
+    (probabilities,) = session.run(["probabilities"], {session.get_inputs()[0].name: blob})
+    return (probabilities[: len(patches)] + probabilities[len(patches) :]) / 2
+
+
 class PairCheck:
     """The pair check over onnxruntime; ``two_cards(image, pairs)`` → one share per pair."""
 
@@ -111,7 +121,6 @@ class PairCheck:
         if tuple(self.info.get("classes", ())) != PAIR_CLASSES:
             raise UserError(f"pair model {path} does not answer {' or '.join(PAIR_CLASSES)}")
         self.path = path
-        self._input = self._session.get_inputs()[0].name
 
     def two_cards(
         self,
@@ -123,12 +132,8 @@ class PairCheck:
         which it was trained on) and the two answers averaged."""
         if not pairs:
             return np.zeros(0, np.float32)
-        upright = np.stack([pair_patch(image_bgr, a, b) for a, b in pairs])
-        # The other way round is the same card half-turned: the patch turned, not cut again.
-        patches = np.concatenate([upright, upright[:, ::-1, ::-1]])
-        (probabilities,) = self._session.run(["probabilities"], {self._input: crops_blob(patches)})
-        two = probabilities[:, PAIR_CLASSES.index("two cards")]
-        return (two[: len(pairs)] + two[len(pairs) :]) / 2
+        answers = both_ways_round(self._session, np.stack([pair_patch(image_bgr, a, b) for a, b in pairs]))
+        return answers[:, PAIR_CLASSES.index("two cards")]
 
 
 def load_pair_check(path: Path | str | None = None, threads: int = 1) -> PairCheck | None:
