@@ -8,8 +8,8 @@ import pytest
 
 from referee.cli import main
 from referee.lab.table_bench import Score, count_turns, score_game
-from referee.lab.video import TableVideo, VideoSettings
-from referee.table.pile import CardLanded, CardUnreadable
+from referee.lab.video import DisturbanceTruth, TableVideo, VideoSettings
+from referee.table.pile import CardLanded, CardUnreadable, WatcherSettings
 
 SUMMARY = re.compile(
     r"plays_recognised=(?P<recognised>\d\.\d{3}) false_plays_per_1000_turns=(?P<false>\d+\.\d) "
@@ -76,6 +76,23 @@ def test_scoring_counts_wrong_cards_duplicates_and_phantoms_as_false_plays() -> 
     )
     assert (asked.recognised, asked.straighten_unrecognised, asked.straighten_spurious) == (1, 1, 0)
     assert asked.silent_misses == 0
+
+
+def test_a_card_taken_back_before_a_question_was_due_is_no_silent_miss() -> None:
+    """Seen on a fresh off-brand deck: a red 7 taken back 0.33 s after the hand left it, read unsure
+    twice meanwhile. Its change to the pile is undone before the watcher would ask (1.2 s): nothing
+    is left to ask about. Taken back later, the watcher had to speak first."""
+    video = TableVideo(STEPS, ["A", "B"], seed=3, settings=VideoSettings(frame_size=(320, 240)))
+    flip, play = video.truth.pile_events
+    only_the_flip = [CardLanded("red-4", 1.0, (0, 0, 1, 1), (), flip.hand_left_s + 0.2, False)]
+    frame = video.settings.fps
+    for delay, withdrawn in ((0.3, 1), (WatcherSettings().unreadable_after_s + 0.5, 0)):
+        start = round((play.hand_left_s + delay) * frame)
+        video.truth.disturbances[:] = [DisturbanceTruth("take-back", start, start + 10, True)]
+        score = score_game(video, only_the_flip, [])
+        assert (score.withdrawn_unread, score.silent_misses) == (withdrawn, 1 - withdrawn)
+        examples = score.withdrawn_examples if withdrawn else score.silent_examples
+        assert "red-9" in examples[0]
 
 
 def test_turns_count_plays_passes_and_lone_draws() -> None:

@@ -21,7 +21,10 @@ exactly one line::
 
 The details also count the straighten requests (for cards off the pile, for landings not
 recognised, spurious) and the *silent misses*: landings after which the watcher said nothing (no
-card, right or wrong, and no question) before the next card landed — it must never have one.
+card, right or wrong, and no question) before the next card landed — it must never have one. A card
+taken back unread before the watcher's question was due (:attr:`WatcherSettings.unreadable_after_s`
+after the hand left it) is no silent miss: the change it made is undone, and nothing is left to ask
+about. Those are counted apart.
 ``--faces FOLDER`` films photographed card faces instead of rendered ones
 (:mod:`referee.lab.photo_faces`).
 
@@ -63,6 +66,7 @@ from referee.table.pile import (
     PileEvent,
     PileWatcher,
     ReadsCards,
+    WatcherSettings,
     read_laid_out,
 )
 from referee.table.seats import SeatDirections
@@ -175,6 +179,7 @@ class Score:
     straighten_unrecognised: int = 0  # asked while a card that landed was not recognised
     straighten_spurious: int = 0
     silent_misses: int = 0  # landings with nothing said (no card, no question) before the next landing
+    withdrawn_unread: int = 0  # … taken back before the question was due: nothing left to ask about
     clears: int = 0
     clears_seen: int = 0
     take_backs: int = 0
@@ -192,6 +197,7 @@ class Score:
     false_examples: list[str] = field(default_factory=list)
     missed_examples: list[str] = field(default_factory=list)
     silent_examples: list[str] = field(default_factory=list)
+    withdrawn_examples: list[str] = field(default_factory=list)
     reveal_examples: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
@@ -279,10 +285,17 @@ def score_game(
         else:
             score.straighten_spurious += 1
     spoke = [event.timestamp for event in events if isinstance(event, CardLanded | CardUnreadable)]
+    taken_back = [video.timestamp(d.start_frame) for d in truth.disturbances if d.kind == "take-back"]
+    due_after = WatcherSettings().unreadable_after_s
     for m, e, until in zip(matched, landings, following, strict=True):
         if not m and not any(e.landed_s <= at < until for at in spoke):
-            score.silent_misses += 1
-            score.silent_examples.append(f"seed {video.seed} t={e.landed_s:.2f}s: {e.kind} {e.card}")
+            example = f"seed {video.seed} t={e.landed_s:.2f}s: {e.kind} {e.card}"
+            if any(e.hand_left_s <= at < min(until, e.hand_left_s + due_after) for at in taken_back):
+                score.withdrawn_unread += 1
+                score.withdrawn_examples.append(example)
+            else:
+                score.silent_misses += 1
+                score.silent_examples.append(example)
     score.replays_recognised = sum(m for m, e in zip(matched, landings, strict=True) if e.identical_replay)
     score.missed_examples = [
         f"seed {video.seed} t={e.landed_s:.2f}s: {e.kind} {e.card}"
@@ -533,7 +546,12 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
         f"straighten requests: {total.straighten_asked} for {total.off_pile} cards off the pile, "
         f"{total.straighten_unrecognised} for {total.landings - total.recognised} landings not recognised, "
         f"{total.straighten_spurious} spurious",
-        f"silent misses (a landing with no card reported and no question asked): {total.silent_misses}",
+        f"silent misses (a landing with no card reported and no question asked): {total.silent_misses}"
+        + (
+            f"; {total.withdrawn_unread} cards taken back unread before a question was due, not counted"
+            if total.withdrawn_unread
+            else ""
+        ),
         f"'pile cleared' {total.clears_seen} for {total.clears} clears; "
         f"'taken back' {total.take_backs_seen} for {total.take_backs} cards taken back",
         f"reveals read exactly: {total.reveals_exact}/{total.reveals} ({total.reveal_cards} cards: "
@@ -546,5 +564,6 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
     lines += [f"false: {text}" for text in total.false_examples[:5]]
     lines += [f"missed: {text}" for text in total.missed_examples[:5]]
     lines += [f"missed in silence: {text}" for text in total.silent_examples[:5]]
+    lines += [f"taken back unread: {text}" for text in total.withdrawn_examples[:5]]
     lines += [f"reveal read wrong: {text}" for text in total.reveal_examples[:5]]
     print("\n".join(lines), file=sys.stderr)
