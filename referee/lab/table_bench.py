@@ -548,7 +548,7 @@ def _report_details(total: Score, reader_name: str, idle_reads: int, elapsed_s: 
         f"{total.straighten_spurious} spurious",
         f"silent misses (a landing with no card reported and no question asked): {total.silent_misses}"
         + (
-            f"; {total.withdrawn_unread} cards taken back unread before a question was due, not counted"
+            f"; {total.withdrawn_unread} card(s) taken back unread before a question was due, not counted"
             if total.withdrawn_unread
             else ""
         ),
