@@ -12,11 +12,24 @@ import numpy as np
 def brightness_network(path: Path, card: dict, slope: float, side: int = 40) -> Path:
     """A network that is the surer of its second answer the brighter the crop (the mean of each
     channel, times ``slope``, less 2), written with its card (the .json beside it)."""
+    weights = np.array([[-slope, slope]] * 3, np.float32)  # mean of each channel → the two answers
+    return _linear_network(path, card, weights, np.array([2.0, -2.0], np.float32), side)
+
+
+def constant_network(path: Path, card: dict, probabilities: list[float], side: int = 40) -> Path:
+    """A network that gives every crop the same ``probabilities`` (whatever it sees), written with
+    its card: for tests of how the reader heeds an answer, not of how it is reached."""
+    logits = np.log(np.maximum(np.asarray(probabilities, np.float32), 1e-9))
+    return _linear_network(path, card, np.zeros((3, len(logits)), np.float32), logits, side)
+
+
+def _linear_network(path: Path, card: dict, weights: np.ndarray, bias: np.ndarray, side: int) -> Path:
+    """softmax(mean of each channel @ ``weights`` + ``bias``), with the channel means as its
+    embedding, saved with its card (the .json beside it)."""
     import onnx
     from onnx import TensorProto, helper
 
-    weights = np.array([[-slope, slope]] * 3, np.float32)  # mean of each channel → the two answers
-    bias = np.array([2.0, -2.0], np.float32)
+    count = len(bias)
     graph = helper.make_graph(
         [
             helper.make_node("ReduceMean", ["crops"], ["pooled"], axes=[2, 3], keepdims=0),
@@ -28,46 +41,12 @@ def brightness_network(path: Path, card: dict, slope: float, side: int = 40) -> 
         "stand_in",
         [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, side, side])],
         [
-            helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, ["n", 2]),
-            helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["n", 3]),
-        ],
-        [
-            helper.make_tensor("weights", TensorProto.FLOAT, [3, 2], weights.ravel().tolist()),
-            helper.make_tensor("bias", TensorProto.FLOAT, [2], bias.tolist()),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.save(model, str(path))
-    path.with_suffix(".json").write_text(json.dumps(card), encoding="utf-8")
-    return path
-
-
-def constant_network(path: Path, card: dict, probabilities: list[float], side: int = 40) -> Path:
-    """A network that gives every crop the same ``probabilities`` (whatever it sees), written with
-    its card: for tests of how the reader heeds an answer, not of how it is reached."""
-    import onnx
-    from onnx import TensorProto, helper
-
-    count = len(probabilities)
-    logits = np.log(np.maximum(np.asarray(probabilities, np.float32), 1e-9))
-    graph = helper.make_graph(
-        [
-            helper.make_node("ReduceMean", ["crops"], ["pooled"], axes=[2, 3], keepdims=0),
-            helper.make_node("MatMul", ["pooled", "zeros"], ["nothing"]),
-            helper.make_node("Add", ["nothing", "logits"], ["answer"]),
-            helper.make_node("Softmax", ["answer"], ["probabilities"], axis=1),
-            helper.make_node("Identity", ["pooled"], ["embedding"]),
-        ],
-        "constant",
-        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, side, side])],
-        [
             helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, ["n", count]),
             helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["n", 3]),
         ],
         [
-            helper.make_tensor("zeros", TensorProto.FLOAT, [3, count], [0.0] * (3 * count)),
-            helper.make_tensor("logits", TensorProto.FLOAT, [count], logits.tolist()),
+            helper.make_tensor("weights", TensorProto.FLOAT, [3, count], weights.ravel().tolist()),
+            helper.make_tensor("bias", TensorProto.FLOAT, [count], np.asarray(bias, np.float32).tolist()),
         ],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])

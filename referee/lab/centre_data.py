@@ -16,17 +16,14 @@ uint8 BGR), ``labels`` (N,) and ``decks_seen`` (none: rendered cards only), for
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 
-from referee.lab.pair_data import labelled_corners, mixed_scene, patch_job
+from referee.lab.pair_data import labelled_corners, mixed_scene, pairable, patch_job
 from referee.render.compose import visible_fraction
 from referee.vision.centres import CENTRE_CLASSES, CENTRE_PX, CENTRE_REGION, NO_CENTRE, centre_patch
 from referee.vision.classes import CLASS_NAMES
 from referee.vision.pairs import card_frame
-from referee.vision.reader import ReaderSettings
 
 #: A centre at least this visible is read; at most ``HIDDEN`` visible it is "no centre".
 SEEN = 0.85
@@ -62,15 +59,10 @@ def scene_patches(seed: int) -> tuple[list[np.ndarray], list[int]]:
             cards.append((first, second, CENTRE_CLASSES.index(CLASS_NAMES[class_id])))
         elif seen <= HIDDEN:
             cards.append((first, second, no_centre))
-    settings = ReaderSettings()
-    low, high = settings.pair_distance
     two_cards = [
-        ((ax, ay), (bx, by))
-        for i, (owner_a, _, (ax, ay, a_size)) in enumerate(corners)
-        for owner_b, _, (bx, by, b_size) in corners[i + 1 :]
-        if owner_a != owner_b
-        and max(a_size, b_size) <= settings.pair_size_ratio * min(a_size, b_size)
-        and low <= math.dist((ax, ay), (bx, by)) / ((a_size + b_size) / 2) <= high
+        (corners[i][2][:2], corners[j][2][:2])
+        for i, j, _ in pairable(corners)
+        if corners[i][0] != corners[j][0]  # corners of two cards
     ]
     keep = max(1, round(TWO_CARD_PAIRS * len(by_card)))
     if len(two_cards) > keep:

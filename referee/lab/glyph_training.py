@@ -427,15 +427,15 @@ def main(argv: list[str] | None = None) -> int:
     except (UserError, OSError, KeyError, ValueError) as error:
         print(f"glyph_training: error: {error}", file=sys.stderr)
         return 2
-    card_patches = args.pairs or args.centres  # cut in a card's frame: upright or half-turned only
-    if args.corners:
-        names, background_name = CORNER_CLASSES, "background"
-    elif args.pairs:
-        names, background_name = PAIR_CLASSES, "two cards"
-    elif args.centres:
-        names, background_name = CENTRE_CLASSES, NO_CENTRE
-    else:
-        names, background_name = GLYPH_CLASSES, "background"
+    # Each network's answers, the one that is "nothing of interest" (held-out figures count it apart),
+    # and what its card records of how its patches are cut (in a card's frame: upright or half-turned).
+    kind = "corners" if args.corners else "pairs" if args.pairs else "centres" if args.centres else "glyphs"
+    names, background_name, frame = {
+        "glyphs": (GLYPH_CLASSES, "background", None),
+        "corners": (CORNER_CLASSES, "background", None),
+        "pairs": (PAIR_CLASSES, "two cards", {"index_at": list(INDEX_AT), "margin": PAIR_MARGIN}),
+        "centres": (CENTRE_CLASSES, NO_CENTRE, {"index_at": list(INDEX_AT), "region": list(CENTRE_REGION)}),
+    }[kind]
     background = names.index(background_name)
     rng = np.random.default_rng(1)
     order = rng.permutation(len(crops))
@@ -461,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
             device=args.device,
             workers=args.workers,
             photo_share=args.photo_artefacts,
-            turns=2 if card_patches else 4,
+            turns=4 if frame is None else 2,
         )
     except UserError as error:  # a start that is not of this network
         print(f"glyph_training: error: {error}", file=sys.stderr)
@@ -478,14 +478,13 @@ def main(argv: list[str] | None = None) -> int:
         {
             "classes": list(names),
             "crop_px": CROP_PX,
-            **({} if card_patches else {"context": contexts.pop()}),
+            **({"context": contexts.pop()} if frame is None else {}),
             "version": date.today().isoformat(),
             "trained_on": args.trained_on,
             "held_out_crop_accuracy": round(accuracy, 4),
             "photo_artefacts": args.photo_artefacts,
             "decks_seen": sorted(decks),
-            **({"index_at": list(INDEX_AT), "margin": PAIR_MARGIN} if args.pairs else {}),
-            **({"index_at": list(INDEX_AT), "region": list(CENTRE_REGION)} if args.centres else {}),
+            **(frame or {}),
         },
     )
     print(f"wrote {args.out}")

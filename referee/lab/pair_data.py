@@ -17,7 +17,6 @@ uint8 BGR), ``labels`` (N,) and ``decks_seen`` (none: rendered cards only), for
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable
 from multiprocessing import get_context
@@ -29,7 +28,7 @@ from referee.errors import UserError
 from referee.render.scenes import RenderedScene, render_scene
 from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES
 from referee.vision.pairs import pair_patch
-from referee.vision.reader import ReaderSettings
+from referee.vision.reader import ReaderSettings, corner_pairs
 
 #: Scene kinds and their shares: where corners of different cards lie as far apart as one card's.
 SCENE_MIX: dict[str, float] = {"table": 0.5, "fan": 0.3, "discard": 0.2}
@@ -68,26 +67,26 @@ def labelled_corners(
     ]
 
 
+def pairable(corners: list[tuple[int, int, tuple[float, float, float]]]) -> list[tuple[int, int, float]]:
+    """The pairs of :func:`labelled_corners` the reader's geometry would take for one card's corners
+    (:func:`referee.vision.reader.corner_pairs`)."""
+    return corner_pairs([((x, y), size) for _, _, (x, y, size) in corners], ReaderSettings())
+
+
 def scene_patches(seed: int) -> tuple[list[np.ndarray], list[int]]:
     """The patches and labels of one rendered scene (seeded: the same on every machine)."""
     rng, rendered = mixed_scene(seed)
-    settings = ReaderSettings()
-    low, high = settings.pair_distance
     indices = labelled_corners(rendered, rng)
     one_card, same_symbol, other = [], [], []
-    for i, (owner_a, class_a, (ax, ay, a_size)) in enumerate(indices):
-        for owner_b, class_b, (bx, by, b_size) in indices[i + 1 :]:
-            if max(a_size, b_size) > settings.pair_size_ratio * min(a_size, b_size):
-                continue
-            if not low <= math.dist((ax, ay), (bx, by)) / ((a_size + b_size) / 2) <= high:
-                continue
-            pair = ((ax, ay), (bx, by)) if rng.random() < 0.5 else ((bx, by), (ax, ay))
-            if owner_a == owner_b:
-                one_card.append(pair)
-            elif class_a == class_b:
-                same_symbol.append(pair)
-            else:
-                other.append(pair)
+    for i, j, _ in pairable(indices):
+        (owner_a, class_a, (ax, ay, _)), (owner_b, class_b, (bx, by, _)) = indices[i], indices[j]
+        pair = ((ax, ay), (bx, by)) if rng.random() < 0.5 else ((bx, by), (ax, ay))
+        if owner_a == owner_b:
+            one_card.append(pair)
+        elif class_a == class_b:
+            same_symbol.append(pair)
+        else:
+            other.append(pair)
     keep = max(1, round(OTHER_TWO_CARD_PAIRS * len(one_card)))
     if len(other) > keep:
         other = [other[k] for k in rng.choice(len(other), keep, replace=False)]

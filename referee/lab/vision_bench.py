@@ -1,9 +1,10 @@
 """``uno-referee bench vision``: detector latency per backend on a discard-zone crop, the glyph
 classifier's second look at the boxes found there (``glyphs:``, in as many quarter turns as the reader
-reads each box), the card-corner check's wider one (``corners:``, where installed) and the pair
-check on pairs of those boxes (``pairs:``, where installed); with ``--reader`` the whole card reader
-(``--deck``: with a learnt deck as well; with the pair check installed, also without it,
-``reader-nopairs``, in alternating rounds, and the ratio, ``pairs_ratio=``).
+reads each box), the card-corner check's wider one (``corners:``, where installed), the pair check on
+pairs of those boxes (``pairs:``) and the centre reader on cards they would make (``centres:``, each
+where installed); with ``--reader`` the whole card reader (``--deck``: with a learnt deck as well),
+and in alternating rounds the reader without each installed optional look (``reader-nopairs``,
+``reader-nocentres``) with the ratios ``pairs_ratio=`` and ``centres_ratio=``.
 
 One line per backend, ``BACKEND: median_ms=… p90_ms=… cpu_ms=… imgsz=…``, timing the whole
 ``Detector.detect`` call (letterbox, inference, decoding and NMS) on one thread by default — the

@@ -165,9 +165,9 @@ class GlyphClassifier:
 def load_optional_check(
     path: Path | str | None, shipped: Path, make: Callable[[Path, int], T], threads: int
 ) -> T | None:
-    """One of the optional checks (corner, pair): ``make(path)`` for a path (a one-line error when it
-    is missing), None for "none", and for None or "" the ``shipped`` one where it is installed, else
-    None (the reader then reads without it)."""
+    """One of the optional second looks (corner check, pair check, centre reader): ``make(path)`` for
+    a path (a one-line error when it is missing), None for "none", and for None or "" the ``shipped``
+    one where it is installed, else None (the reader then reads without it)."""
     if path is not None and str(path).lower() == "none":
         return None
     if path is not None and str(path):

@@ -742,18 +742,7 @@ class CardReader:
 
     def _pair_geometry(self, indices: list[_Index]) -> list[tuple[int, int, float]]:
         """Index pairs of similar size spaced as a card's two corners, with their spacing in sizes."""
-        settings = self.settings
-        low, high = settings.pair_distance
-        found = []
-        for i, first in enumerate(indices):
-            for j in range(i + 1, len(indices)):
-                a, b = first.detection, indices[j].detection
-                if max(a.size, b.size) > settings.pair_size_ratio * min(a.size, b.size):
-                    continue
-                spacing = math.dist(a.centre, b.centre) / ((a.size + b.size) / 2)
-                if low <= spacing <= high:
-                    found.append((i, j, spacing))
-        return found
+        return corner_pairs([(i.detection.centre, i.detection.size) for i in indices], self.settings)
 
     def _spacing_cost(self, spacing: float) -> float:
         return abs(math.log(spacing / self.settings.pair_expected_distance))
@@ -793,12 +782,10 @@ class CardReader:
             return None  # they agree: not paired for a reason (the turn test)
 
         def relabel(index: _Index) -> _Index:
-            detection = index.detection
-            if detection.class_name != symbol:
-                class_id = CLASS_NAMES.index(symbol)
+            if index.detection.class_name != symbol:
                 score = float(index.belief[SYMBOL_CLASSES.index(symbol)]) if index.belief is not None else 0.0
-                detection = replace(detection, class_id=class_id, class_name=symbol, score=score)
-            return replace(index, detection=detection, colour=colour)
+                index = _named(index, symbol, score)
+            return replace(index, colour=colour)
 
         return relabel(first), relabel(second)
 
@@ -836,16 +823,7 @@ class CardReader:
             if joint[best] <= 0.0 or SYMBOL_CLASSES[best] == symbol:
                 continue
             share = float(joint[best] / joint.sum())
-            name = SYMBOL_CLASSES[best]
-            named[k] = tuple(
-                replace(
-                    index,
-                    detection=replace(
-                        index.detection, class_id=CLASS_NAMES.index(name), class_name=name, score=share
-                    ),
-                )
-                for index in groups[k]
-            )
+            named[k] = tuple(_named(index, SYMBOL_CLASSES[best], share) for index in groups[k])
         return named
 
     def _card(self, group: tuple[_Index, ...], image_shape: tuple[int, ...]) -> Card:
@@ -882,6 +860,32 @@ class CardReader:
         x2, y2 = boxes[:, 2:].max(axis=0) + grow
         height, width = image_shape[:2]
         return float(max(0.0, x1)), float(max(0.0, y1)), float(min(width, x2)), float(min(height, y2))
+
+
+def corner_pairs(
+    corners: Sequence[tuple[tuple[float, float], float]], settings: ReaderSettings
+) -> list[tuple[int, int, float]]:
+    """(i, j, spacing) for each two corner indices, given as (centre, size), that may be one card's:
+    of similar size (:attr:`ReaderSettings.pair_size_ratio`) and spaced as a card's two corners
+    (:attr:`ReaderSettings.pair_distance`, in sizes). The training data of the pair check and the
+    centre reader asks the same of a rendered scene's corners."""
+    low, high = settings.pair_distance
+    found = []
+    for i, (a_centre, a_size) in enumerate(corners):
+        for j in range(i + 1, len(corners)):
+            b_centre, b_size = corners[j]
+            if max(a_size, b_size) > settings.pair_size_ratio * min(a_size, b_size):
+                continue
+            spacing = math.dist(a_centre, b_centre) / ((a_size + b_size) / 2)
+            if low <= spacing <= high:
+                found.append((i, j, spacing))
+    return found
+
+
+def _named(index: _Index, symbol: str, score: float) -> _Index:
+    """An index read as ``symbol`` with ``score`` (the corners of one card reconciled)."""
+    detection = replace(index.detection, class_id=CLASS_NAMES.index(symbol), class_name=symbol, score=score)
+    return replace(index, detection=detection)
 
 
 def _symbol_boxes(detections: list[Detection]) -> list[Detection]:
