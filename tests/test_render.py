@@ -226,3 +226,39 @@ def test_veiling_glare_lifts_blacks_and_keeps_the_order_of_tones():
     assert lifted[0, 0].min() > image[0, 0].max() + 5  # black turned grey
     assert lifted[0, 30].min() > lifted[0, 0].max() + 60  # white still far lighter
     assert np.array_equal(lifted, veil(image, np.random.default_rng(1)))
+
+
+def test_the_entwined_reverse_is_two_arrows_pointing_apart_along_the_diagonal():
+    """The recent Mattel print's reverse: point-symmetric, its ink on the rising diagonal, and the
+    two tails side by side across the middle, parted by a gap (not one blob)."""
+    from referee.render.glyphs import pictogram_mask
+
+    mask = pictogram_mask("reverse", 120, np.random.default_rng(2), "entwined")
+    assert mask.shape == (120, 120)
+    ink = mask > 127
+    turned = np.rot90(ink, 2)
+    assert (ink & turned).sum() > 0.8 * ink.sum()  # the same turned half round
+    rising = ink[:40, 80:].sum() + ink[80:, :40].sum()  # top-right and bottom-left corners
+    falling = ink[:40, :40].sum() + ink[80:, 80:].sum()
+    assert rising > 10 * max(falling, 1)
+    across = ink[np.arange(120), np.arange(120)].astype(int)  # the falling diagonal
+    assert np.count_nonzero(np.diff(across) == 1) == 2  # two runs of ink with a gap between
+
+
+@pytest.mark.parametrize(("name", "plain_colours"), [("blue-draw2", 1), ("wild-draw4", 4)])
+def test_the_recent_print_draws_plain_mini_cards(name, plain_colours):
+    """Its draw two shows two plain white cards, its wild draw four one plain card of each colour:
+    the centre reader learns these pictures, not the classic print's framed ones."""
+    import cv2
+
+    sprite = render_card(name, "recent", False, 300, np.random.default_rng(4))
+    h, w = sprite.bgr.shape[:2]
+    middle = sprite.bgr[round(h * 0.3) : round(h * 0.7), round(w * 0.2) : round(w * 0.8)]
+    hsv = cv2.cvtColor(middle, cv2.COLOR_BGR2HSV)
+    vivid = (hsv[..., 1] > 120) & (hsv[..., 2] > 80)
+    hues = {int(h_ // 30) for h_ in hsv[..., 0][vivid]}  # red, yellow, green, blue land apart
+    if plain_colours == 4:
+        assert vivid.mean() > 0.08 and len(hues) >= 4
+    else:
+        white = middle.min(axis=2) > 200
+        assert white.mean() > 0.1  # the two white cards

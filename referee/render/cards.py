@@ -170,7 +170,13 @@ class _Look:
     dark: tuple[int, int, int]
     shear: float = 0.0  # italic slant of the numerals
     flagged_one: bool = False  # the 1 drawn with a long flag (recent decks)
-    diagonal_reverse: bool = False  # the reverse as two straight diagonal arrows
+    #: The reverse's print: "hooked" (two L-tailed arrows), "diagonal" (two straight arrows side by
+    #: side) or "entwined" (the recent Mattel print's: two arrows along the diagonal whose tails
+    #: hook round each other).
+    reverse_print: str = "hooked"
+    #: The draw pictures as the recent Mattel print has them: plain white cards for the draw two, four
+    #: plain cards of the four colours heaped in the oval for the wild draw four.
+    plain_mini_cards: bool = False
     round_wild_index: bool = False  # the wild's index a four-colour circle, not an oval
     hollow_draw4: bool = False  # the wild draw four's "+4" printed hollow: black inside a white rim
     colour_marks: bool = False  # ColorADD-style marks printed under the index (not labelled)
@@ -250,12 +256,20 @@ def _varied_look(design: str, rng: np.random.Generator, fonts: tuple[str, ...] =
         dark=dark,
         shear=float(rng.uniform(0.12, 0.28)) if rng.random() < (0.7 if recent else 0.3) else 0.0,
         flagged_one=bool(rng.random() < (0.85 if recent else 0.25)),
-        diagonal_reverse=bool(rng.random() < (0.9 if recent else 0.2)),
+        reverse_print=_reverse_print(float(rng.random()), recent),
         round_wild_index=bool(rng.random() < (0.85 if recent else 0.15)),
         hollow_draw4=bool(rng.random() < (0.8 if recent else 0.15)),
         colour_marks=bool(rng.random() < 0.15),
         centre_shadow=float(rng.uniform(0.08, 0.16)) if recent else 0.0,
+        plain_mini_cards=recent,
     )
+
+
+def _reverse_print(draw: float, recent: bool) -> str:
+    """The reverse's print for a uniform ``draw``: mostly the entwined or straight diagonal arrows on
+    recent decks, mostly the hooked arrows on others."""
+    entwined, diagonal = (0.55, 0.9) if recent else (0.1, 0.2)
+    return "entwined" if draw < entwined else "diagonal" if draw < diagonal else "hooked"
 
 
 def _camera_black(rng: np.random.Generator) -> tuple[int, int, int]:
@@ -357,8 +371,8 @@ def _symbol_mask(symbol: str, height: int, look: _Look, rng: np.random.Generator
         return text_mask("+2", height, look.font_name, shear=look.shear)
     if symbol == "wild-draw4":
         return text_mask("+4", height, look.font_name, shear=look.shear)
-    if symbol == "reverse" and look.diagonal_reverse:
-        return pictogram_mask(symbol, height, rng, "diagonal")
+    if symbol == "reverse" and look.reverse_print != "hooked":
+        return pictogram_mask(symbol, height, rng, look.reverse_print)
     if symbol == "wild":
         w = max(2, round(height * (0.95 if look.round_wild_index else 0.72)))
         mask = np.zeros((height * 3, w * 3), np.uint8)
@@ -468,7 +482,11 @@ def _draw_centre(
         _draw_write_your_own(canvas, look, rng)
         return
     if symbol in ("draw2", "wild-draw4"):
-        _draw_mini_cards(canvas, 2 if symbol == "draw2" else 4, field_bgr, colours, look, big)
+        count = 2 if symbol == "draw2" else 4
+        if look.plain_mini_cards:
+            _draw_plain_mini_cards(canvas, count, colours, look, big)
+        else:
+            _draw_mini_cards(canvas, count, field_bgr, colours, look, big)
         return
     mask = _symbol_mask(symbol, big, look, rng)
     if look.design in ("classic", "offbrand") and not is_wild:
@@ -509,6 +527,33 @@ def _draw_mini_cards(
             [inner[0], inner[1], (x0 + cw - inset, y0 + ch - inset), (x0 + inset, y0 + ch - inset)]
         )
         cv2.fillPoly(canvas, [inner], tuple(float(c) for c in order[k]), cv2.LINE_AA)
+
+
+#: Where the recent print heaps its plain mini cards, back to front: (colour index or None for
+#: white, centre offset in mini-card heights).
+_PLAIN_HEAPS: dict[int, tuple[tuple[int | None, tuple[float, float]], ...]] = {
+    2: ((None, (0.3, -0.42)), (None, (-0.27, 0.18))),
+    4: ((2, (0.75, -0.58)), (0, (-0.18, -0.18)), (3, (0.35, 0.35)), (1, (-0.7, 0.7))),
+}
+
+
+def _draw_plain_mini_cards(
+    canvas: np.ndarray, count: int, colours: list[tuple[int, int, int]], look: _Look, big: int
+) -> None:
+    """The recent print's draw pictures (not labelled): plain rounded cards with a dark shadow, white
+    for the draw two, one of each colour heaped for the wild draw four."""
+    h, w = canvas.shape[:2]
+    ch = big * (0.55 if count == 2 else 0.5)
+    cw = ch * 0.68
+    radius = ch * 0.08
+    for colour_index, (dx, dy) in _PLAIN_HEAPS[count]:
+        fill = look.white if colour_index is None else colours[colour_index]
+        outline = _rounded_rect(0, (round(cw), round(ch)), radius)
+        at = outline + (w / 2 + dx * ch - cw / 2, h / 2 + dy * ch - ch / 2)
+        shade = max(1, round(ch * 0.07))
+        cv2.fillPoly(canvas, [np.int32(at + shade)], (15, 15, 15), cv2.LINE_AA)
+        cv2.polylines(canvas, [np.int32(at)], True, (15, 15, 15), max(1, round(ch * 0.03)), cv2.LINE_AA)
+        cv2.fillPoly(canvas, [np.int32(at)], tuple(float(c) for c in fill), cv2.LINE_AA)
 
 
 def _draw_wild_lettering(

@@ -206,13 +206,39 @@ def _arrow(
     )
 
 
+def _entwined_arrows(s: int, rng: np.random.Generator) -> np.ndarray:
+    """An s × s mask of two thick arrows on the rising diagonal, pointing apart, their tails curled
+    into an S in the middle and parted by a thin gap (the second drawn over the first)."""
+    mask = np.zeros((s, s), np.uint8)
+    shaft = rng.uniform(0.12, 0.15)  # widths and lengths in mask sides
+    head = rng.uniform(0.15, 0.18)  # the head's half width
+    bowl = rng.uniform(0.1, 0.14)  # how far each tail curls out to the side
+    tail = [(0.52, 0.6), (0.5 - bowl, 0.57), (0.48 - bowl, 0.47), (0.46, 0.4), (0.62, 0.3)]
+    base, reach = np.array([0.62, 0.3]), 0.17
+    along, across = np.array([1.0, -1.0]) / math.sqrt(2.0), np.array([1.0, 1.0]) / math.sqrt(2.0)
+    wing = [base + head * across, base + reach * math.sqrt(2.0) * along, base - head * across]
+    for turned in (False, True):  # the second arrow is the first turned half round the centre
+        path, point = np.array(tail), np.array(wing)
+        if turned:
+            path, point = 1.0 - path, 1.0 - point
+            bowl_line = np.round(path[1:] * s).astype(np.int32)  # its tail's end tucks under the first
+            cv2.polylines(mask, [bowl_line], False, 0, round((shaft + 0.05) * s), cv2.LINE_AA)
+        cv2.polylines(mask, [np.round(path * s).astype(np.int32)], False, 255, round(shaft * s), cv2.LINE_AA)
+        cv2.fillPoly(mask, [np.round(point * s).astype(np.int32)], 255, cv2.LINE_AA)
+    return mask
+
+
 def pictogram_mask(symbol: str, height: int, rng: np.random.Generator, variant: str = "") -> np.ndarray:
     """Ink mask of a drawn (non-text) symbol, ``height`` pixels tall; shapes are jittered by ``rng``.
 
-    ``variant`` picks another print of a symbol: ``"diagonal"`` for the reverse of recent decks (two
-    straight arrows side by side along the diagonal)."""
+    ``variant`` picks another print of a symbol: for the reverse of recent decks ``"diagonal"`` (two
+    straight arrows side by side along the diagonal) or ``"entwined"`` (two arrows along one diagonal
+    whose tails hook round each other, the recent Mattel print's)."""
     s = height * SUPERSAMPLE
-    if symbol == "reverse" and variant == "diagonal":
+    if symbol == "reverse" and variant == "entwined":
+        w = s
+        mask = _entwined_arrows(s, rng)
+    elif symbol == "reverse" and variant == "diagonal":
         w = round(s * rng.uniform(0.8, 0.95))
         mask = np.zeros((s, w), np.uint8)
         shaft, head = s * rng.uniform(0.14, 0.19), s * rng.uniform(0.3, 0.38)
