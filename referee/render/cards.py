@@ -549,7 +549,7 @@ def _draw_plain_mini_cards(
     for colour_index, (dx, dy) in _PLAIN_HEAPS[count]:
         fill = look.white if colour_index is None else colours[colour_index]
         outline = _rounded_rect(0, (round(cw), round(ch)), radius)
-        at = outline + (w / 2 + dx * ch - cw / 2, h / 2 + dy * ch - ch / 2)
+        at = outline + np.float64([w / 2 + dx * ch - cw / 2, h / 2 + dy * ch - ch / 2])
         shade = max(1, round(ch * 0.07))
         cv2.fillPoly(canvas, [np.int32(at + shade)], (15, 15, 15), cv2.LINE_AA)
         cv2.polylines(canvas, [np.int32(at)], True, (15, 15, 15), max(1, round(ch * 0.03)), cv2.LINE_AA)
