@@ -11,8 +11,10 @@ referee is for (the model card says more):
   white oval *ring* on the coloured field, white centre numeral with a heavy black shadow, white
   indices with a black shadow;
 * ``recent`` — the current Mattel print: white symbols with a deep drop shadow, thin oval ring,
-  italic numerals, the 1 with a long flag, 6 and 9 underlined, the reverse as two straight arrows
-  along the diagonal, ``+2``/``+4`` indices, a round four-colour wild index and a "WILD" oval;
+  italic numerals, the 1 with a long flag, 6 and 9 underlined, the reverse as two arrows along the
+  diagonal (entwined into an S in the middle, as Mattel prints it today, or straight side by side),
+  ``+2``/``+4`` indices, a round four-colour wild index and a "WILD" oval, and the draw pictures as
+  plain cards (two white ones for the draw two, one of each colour heaped for the wild draw four);
 * ``offbrand`` — copies and travel decks: a white face inside a coloured border, symbols printed
   in the card colour on white.
 
