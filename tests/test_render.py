@@ -245,20 +245,34 @@ def test_the_entwined_reverse_is_two_arrows_pointing_apart_along_the_diagonal():
     assert np.count_nonzero(np.diff(across) == 1) == 2  # two runs of ink with a gap between
 
 
-@pytest.mark.parametrize(("name", "plain_colours"), [("blue-draw2", 1), ("wild-draw4", 4)])
-def test_the_recent_print_draws_plain_mini_cards(name, plain_colours):
-    """Its draw two shows two plain white cards, its wild draw four one plain card of each colour:
-    the centre reader learns these pictures, not the classic print's framed ones."""
+def _middle_of(name: str, design: str) -> np.ndarray:
+    sprite = render_card(name, design, False, 300, np.random.default_rng(4))
+    h, w = sprite.bgr.shape[:2]
+    return sprite.bgr[round(h * 0.3) : round(h * 0.7), round(w * 0.2) : round(w * 0.8)]
+
+
+def _largest_white_fill(middle: np.ndarray) -> float:
+    """How much of its bounding box the largest white patch fills (a plain card: most; a frame: little)."""
     import cv2
 
-    sprite = render_card(name, "recent", False, 300, np.random.default_rng(4))
-    h, w = sprite.bgr.shape[:2]
-    middle = sprite.bgr[round(h * 0.3) : round(h * 0.7), round(w * 0.2) : round(w * 0.8)]
-    hsv = cv2.cvtColor(middle, cv2.COLOR_BGR2HSV)
-    vivid = (hsv[..., 1] > 120) & (hsv[..., 2] > 80)
-    hues = {int(h_ // 30) for h_ in hsv[..., 0][vivid]}  # red, yellow, green, blue land apart
-    if plain_colours == 4:
-        assert vivid.mean() > 0.08 and len(hues) >= 4
-    else:
-        white = middle.min(axis=2) > 200
-        assert white.mean() > 0.1  # the two white cards
+    white = (middle.min(axis=2) > 200).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(white)
+    _, _, w, h, area = max(stats[1:count], key=lambda row: row[4])
+    return area / float(w * h)
+
+
+def test_the_recent_draw_two_shows_plain_white_cards_the_modern_framed_ones():
+    """The recent print's draw two is two plain white cards; the modern print frames its two cards
+    in white around the card colour. The centre reader learns each print's own picture."""
+    assert _largest_white_fill(_middle_of("blue-draw2", "recent")) > 0.8
+    assert _largest_white_fill(_middle_of("blue-draw2", "modern")) < 0.5
+
+
+def test_the_recent_wild_draw_four_heaps_one_plain_card_of_each_colour():
+    import cv2
+
+    hsv = cv2.cvtColor(_middle_of("wild-draw4", "recent"), cv2.COLOR_BGR2HSV)
+    hue = hsv[..., 0][(hsv[..., 1] > 120) & (hsv[..., 2] > 80)]
+    bands = {"red": (hue < 10) | (hue > 170), "yellow": (hue >= 18) & (hue < 38)}
+    bands |= {"green": (hue >= 40) & (hue < 90), "blue": (hue >= 95) & (hue < 135)}
+    assert all(band.sum() > 300 for band in bands.values()), {k: int(v.sum()) for k, v in bands.items()}
