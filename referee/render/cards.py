@@ -176,9 +176,6 @@ class _Look:
     #: side) or "entwined" (the recent Mattel print's: two arrows along the diagonal whose tails
     #: hook round each other).
     reverse_print: str = "hooked"
-    #: The draw pictures as the recent Mattel print has them: plain white cards for the draw two, four
-    #: plain cards of the four colours heaped in the oval for the wild draw four.
-    plain_mini_cards: bool = False
     round_wild_index: bool = False  # the wild's index a four-colour circle, not an oval
     hollow_draw4: bool = False  # the wild draw four's "+4" printed hollow: black inside a white rim
     colour_marks: bool = False  # ColorADD-style marks printed under the index (not labelled)
@@ -263,7 +260,6 @@ def _varied_look(design: str, rng: np.random.Generator, fonts: tuple[str, ...] =
         hollow_draw4=bool(rng.random() < (0.8 if recent else 0.15)),
         colour_marks=bool(rng.random() < 0.15),
         centre_shadow=float(rng.uniform(0.08, 0.16)) if recent else 0.0,
-        plain_mini_cards=recent,
     )
 
 
@@ -485,7 +481,7 @@ def _draw_centre(
         return
     if symbol in ("draw2", "wild-draw4"):
         count = 2 if symbol == "draw2" else 4
-        if look.plain_mini_cards:
+        if look.design == "recent":  # plain cards, as that print draws them
             _draw_plain_mini_cards(canvas, count, colours, look, big)
         else:
             _draw_mini_cards(canvas, count, field_bgr, colours, look, big)
@@ -547,12 +543,11 @@ def _draw_plain_mini_cards(
     h, w = canvas.shape[:2]
     ch = big * (0.55 if count == 2 else 0.5)
     cw = ch * 0.68
-    radius = ch * 0.08
+    outline = _rounded_rect(0, (round(cw), round(ch)), ch * 0.08)
+    shade = max(1, round(ch * 0.07))
     for colour_index, (dx, dy) in _PLAIN_HEAPS[count]:
         fill = look.white if colour_index is None else colours[colour_index]
-        outline = _rounded_rect(0, (round(cw), round(ch)), radius)
         at = outline + np.float64([w / 2 + dx * ch - cw / 2, h / 2 + dy * ch - ch / 2])
-        shade = max(1, round(ch * 0.07))
         cv2.fillPoly(canvas, [np.int32(at + shade)], (15, 15, 15), cv2.LINE_AA)
         cv2.polylines(canvas, [np.int32(at)], True, (15, 15, 15), max(1, round(ch * 0.03)), cv2.LINE_AA)
         cv2.fillPoly(canvas, [np.int32(at)], tuple(float(c) for c in fill), cv2.LINE_AA)

@@ -214,7 +214,7 @@ def _entwined_arrows(s: int, rng: np.random.Generator) -> np.ndarray:
     head = rng.uniform(0.15, 0.18)  # the head's half width
     bowl = rng.uniform(0.1, 0.14)  # how far each tail curls out to the side
     tail = [(0.52, 0.6), (0.5 - bowl, 0.57), (0.48 - bowl, 0.47), (0.46, 0.4), (0.62, 0.3)]
-    base, reach = np.array([0.62, 0.3]), 0.17
+    base, reach = np.array(tail[-1]), 0.17  # the head sits on the shaft's end
     along, across = np.array([1.0, -1.0]) / math.sqrt(2.0), np.array([1.0, 1.0]) / math.sqrt(2.0)
     wing = [base + head * across, base + reach * math.sqrt(2.0) * along, base - head * across]
     for turned in (False, True):  # the second arrow is the first turned half round the centre
