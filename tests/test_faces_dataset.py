@@ -174,3 +174,30 @@ def test_a_deck_the_models_trained_on_is_not_reported_as_unseen():
     (line,) = faces_lines({"deck": "uno-cards-roboflow", "photos": 9, "seen": True})
     assert "SEEN in training" in line and "not an unseen-deck figure" in line
     assert faces_lines(None) == []
+
+
+def test_glyph_crops_dealt_a_photographed_deck_are_its_real_indices_and_record_it_seen(faces, tmp_path):
+    from referee.lab.glyph_data import build
+    from referee.vision.classes import CLASS_NAMES
+    from referee.vision.glyphs import BACKGROUND
+
+    out = tmp_path / "crops.npz"
+    rendered, real = build(out, scenes=8, seed=3, size=320, roboflow=None, workers=1, faces=faces)
+    crops = np.load(out)
+    assert rendered == 0 and real == len(crops["labels"]) > 0
+    assert list(crops["decks_seen"]) == ["crafted-deck"] and crops["source"].all()
+    on_an_index = crops["labels"] != BACKGROUND
+    assert {CLASS_NAMES[c] for c in crops["labels"][on_an_index]} <= {"7", "skip", "wild"}
+    # Each index crop is centred on the photo's painted index: green, under whatever light and veil.
+    middles = crops["crops"][on_an_index][:, 17:23, 17:23].astype(int).mean(axis=(1, 2))  # BGR
+    green = middles[:, 1] > middles[:, [0, 2]].max(axis=1) + 10
+    assert on_an_index.sum() >= 8 and green.mean() > 0.9
+
+
+def test_glyph_crops_from_a_broken_face_folder_are_one_line_and_write_nothing(tmp_path, capsys):
+    from referee.lab import glyph_data
+
+    out = tmp_path / "crops.npz"
+    assert glyph_data.main([str(out), "--faces", str(tmp_path / "nowhere"), "--scenes", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"glyph_data: error: no such face folder: {tmp_path / 'nowhere'}\n" and not out.exists()

@@ -12,6 +12,13 @@ oval, clutter, a table pattern). Its training crops come from two sources:
   squares from the same photos. Its validation split and every other real deck stay unseen, so
   that the per-deck evaluation scores decks this model never trained on.
 
+With ``--faces FOLDER`` every scene is dealt a real deck's photographed faces instead of rendered
+ones (a face folder as ``../shared/data/uno-cards-criscard``, as ``uno-referee dataset --faces``
+deals them): that deck's real glyphs, at every size, angle and light the scenes give. The crops
+count as real (``source`` 1) and the set records the deck as seen, so a model trained on them is
+never the one that scores that deck: this is how the held-out networks (``models/lodo``, which
+score the Roboflow deck) learn from the other real deck.
+
 With ``--mine DETECTOR.onnx`` the crops are the detector's own boxes on rendered scenes instead (hard
 examples): a box over no labelled index is background, whatever it boxed (a phone's clock, a score
 sheet's digits, a card's centre numeral), and a box on an index keeps that index's class, cut the way
@@ -30,6 +37,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +48,9 @@ from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES
 from referee.vision.detection import box_iou, box_overlap_of_smaller
 from referee.vision.glyphs import BACKGROUND, CONTEXT, CROP_PX, glyph_crop
 from referee.vision.images import read_image
+
+if TYPE_CHECKING:
+    from referee.render.scenes import FaceSwap
 
 #: A labelled box is shifted by up to this share of its size and scaled by up to this factor, as the
 #: detector's boxes wander around a glyph.
@@ -167,13 +178,13 @@ def _crops_of(
         yield glyph_crop(image, tuple(jittered(box, rng)), context), BACKGROUND
 
 
-def _rendered(task: tuple[int, int, int, float]) -> tuple[np.ndarray, np.ndarray]:
+def _rendered(task: tuple[int, int, int, float, str | None]) -> tuple[np.ndarray, np.ndarray]:
     """Crops of one rendered scene (run in a worker process)."""
     from referee.render.scenes import render_scene
 
-    seed, index, size, context = task
+    seed, index, size, context, faces = task
     rng = np.random.default_rng([seed, index])
-    scene = render_scene(rng, size)
+    scene = render_scene(rng, size, faces=_dealt(faces, seed, index))
     height, width = scene.image.shape[:2]
     rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
     polygons = [
@@ -221,21 +232,36 @@ def mined_crops(
             yield glyph_crop(image, tuple(box), context), BACKGROUND
 
 
+#: The random stream that picks, per scene, which photo of a face and which stand-ins it is dealt.
+_FACES_STREAM = 3
+
+
+def _dealt(faces: str | None, seed: int, index: int) -> FaceSwap | None:
+    """The photographed faces scene ``index`` is dealt from the face folder ``faces`` (None: rendered)."""
+    if faces is None:
+        return None
+    from referee.lab.photo_faces import PhotoDeal
+    from referee.render.dataset import photo_faces
+
+    deal_seed = int(np.random.default_rng([seed, index, _FACES_STREAM]).integers(2**32))
+    return PhotoDeal(photo_faces(faces), deal_seed)
+
+
 _miner: dict[str, object] = {}  # the detector of a mining worker process, loaded once
 
 
-def _mined(task: tuple[int, int, int, str, float]) -> tuple[np.ndarray, np.ndarray]:
+def _mined(task: tuple[int, int, int, str, float, str | None]) -> tuple[np.ndarray, np.ndarray]:
     """Crops of the detector's boxes on one rendered scene (run in a worker process)."""
     from referee.render.scenes import render_scene
 
-    seed, index, size, model, context = task
+    seed, index, size, model, context, faces = task
     if model not in _miner:
         _miner[model] = _mining_reader(Path(model))
     reader = _miner[model]
     rng = np.random.default_rng([seed, index])
     kinds = list(MINING_SCENES)
     kind = str(rng.choice(kinds, p=np.float64(list(MINING_SCENES.values()))))
-    scene = render_scene(rng, size, kind)
+    scene = render_scene(rng, size, kind, faces=_dealt(faces, seed, index))
     height, width = scene.image.shape[:2]
     rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
     found = [np.array(d.box) for d in reader.detect(scene.image)]
@@ -290,19 +316,23 @@ def build(
     mine: Path | None = None,
     context: float = CONTEXT,
     compress: bool = True,
+    faces: Path | None = None,
 ) -> tuple[int, int]:
     """Write the crop set; returns (rendered crops, real crops). ``mine``: crop this detector's boxes;
-    ``compress`` False saves a big set in seconds rather than minutes (on a lease, not for keeping)."""
+    ``compress`` False saves a big set in seconds rather than minutes (on a lease, not for keeping);
+    ``faces``: deal every scene this face folder's photographed faces (their crops count as real)."""
+    dealt = None if faces is None else str(faces)
     with get_context("spawn").Pool(workers) as pool:
         if mine is None:
-            parts = pool.map(_rendered, [(seed, i, size, context) for i in range(scenes)], chunksize=32)
+            tasks = [(seed, i, size, context, dealt) for i in range(scenes)]
+            parts = pool.map(_rendered, tasks, chunksize=32)
         else:
-            tasks = [(seed, i, size, str(mine), context) for i in range(scenes)]
+            tasks = [(seed, i, size, str(mine), context, dealt) for i in range(scenes)]
             parts = pool.map(_mined, tasks, chunksize=32)
     crops = [p[0] for p in parts]
     labels = [p[1] for p in parts]
-    rendered = sum(len(p) for p in labels)
-    real = 0
+    scened = sum(len(p) for p in labels)
+    rendered, real = (scened, 0) if faces is None else (0, scened)
     if roboflow is not None:
         if mine is None:
             real_crops, real_labels = roboflow_crops(roboflow, np.random.default_rng([seed, 10**9]), context)
@@ -310,10 +340,11 @@ def build(
             real_crops, real_labels = mined_roboflow_crops(roboflow, mine, context)
         crops.append(real_crops)
         labels.append(real_labels)
-        real = len(real_labels)
+        real += len(real_labels)
     source = np.concatenate([np.zeros(rendered, np.uint8), np.ones(real, np.uint8)])
     out.parent.mkdir(parents=True, exist_ok=True)
-    decks = np.array([deck_name(roboflow)] if roboflow is not None else [], dtype=str)
+    seen = sorted(deck_name(folder) for folder in (roboflow, faces) if folder is not None)
+    decks = np.array(seen, dtype=str)
     (np.savez_compressed if compress else np.savez)(
         out,
         crops=np.concatenate(crops),
@@ -340,8 +371,19 @@ def main(argv: list[str] | None = None) -> int:
         "--context", type=float, default=CONTEXT, help=f"crop side in box sides (default {CONTEXT})"
     )
     parser.add_argument("--no-compress", action="store_true", help="save uncompressed (faster, larger)")
+    parser.add_argument(
+        "--faces",
+        type=Path,
+        metavar="FOLDER",
+        help="deal every scene a real deck's photographed faces (a face folder with labels.jsonl); "
+        "that deck is then seen by what trains on these crops",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.faces is not None:
+            from referee.render.dataset import photo_faces
+
+            photo_faces(str(args.faces))  # a one-line error for a broken face folder, before any work
         if args.roboflow is not None and not (args.roboflow / "train" / "images").is_dir():
             raise UserError(f"{args.roboflow} has no train/images: pass the shared Roboflow folder")
         if args.mine is not None and not args.mine.is_file():
@@ -356,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
             args.mine,
             args.context,
             compress=not args.no_compress,
+            faces=args.faces,
         )
     except UserError as error:
         print(f"glyph_data: error: {error}", file=sys.stderr)
