@@ -68,10 +68,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--held-out-models",
         type=Path,
         metavar="DIR",
-        help="with --real: networks that trained on fewer real decks (uno_cards.onnx, uno_glyphs.onnx, "
-        "uno_corners.onnx with their .json cards); every deck the shipped networks saw and these did not "
-        "is scored by these too, as its leave-one-deck-out figure (default: models/lodo in a checkout, "
-        "trained on no real deck; 'none': skip)",
+        help="with --real: networks that did not train on the shipped ones' real decks "
+        "(uno_cards.onnx, uno_glyphs.onnx, uno_corners.onnx with their .json cards); every deck the "
+        "shipped networks saw and these did not is scored by these too, as its leave-one-deck-out "
+        "figure (default: models/lodo in a checkout, which never saw the Roboflow deck; 'none': skip)",
     )
     parser.add_argument("--split", default="val", help="split of a rendered dataset (default val)")
     parser.add_argument(
@@ -207,9 +207,10 @@ def decks_seen(reader: CardReader) -> set[str]:
 
 
 def held_out_reader(args: argparse.Namespace) -> tuple[CardReader, Path] | None:
-    """The reader over ``--held-out-models`` (a folder of networks that saw fewer real decks) and
-    that folder; None with ``none``, with ``--deck`` (a learnt deck lives in the shipped glyph
-    classifier's space), or where the default folder is not there (an installed package)."""
+    """The reader over ``--held-out-models`` (a folder of networks that did not train on the shipped
+    ones' real decks) and that folder; None with ``none``, with ``--deck`` (a learnt deck lives in
+    the shipped glyph classifier's space), or where the default folder is not there (an installed
+    package)."""
     from models import CORNER_MODEL_FILE, GLYPH_MODEL_FILE, HELD_OUT_FOLDER, MODEL_FILE, model_file
     from referee.errors import UserError
     from referee.vision.options import reader_from_args
