@@ -347,7 +347,9 @@ def write_data_yaml(
     photographed deck, for a set dealt with one; the held-out typefaces, for a set retyped in them).
 
     ``photos_of``: the real deck whose photos were mixed in; with the decks an earlier run mixed
-    into this folder, it is recorded as ``decks_seen`` (:mod:`referee.lab.provenance`)."""
+    into this folder, and the photographed deck ``faces`` dealt, it is recorded as ``decks_seen``
+    (:mod:`referee.lab.provenance`): a network trained on a set dealt a deck's faces has seen that
+    deck, and its record must say so, whatever the set was made for."""
     import yaml
 
     from referee.lab.provenance import dataset_decks, deck_name
@@ -356,6 +358,8 @@ def write_data_yaml(
     decks = set(dataset_decks(path)) if path.is_file() else set()
     if photos_of is not None:
         decks.add(deck_name(photos_of))
+    if faces is not None:
+        decks.add(faces.deck)
     data: dict[str, object] = {
         "path": str(out.resolve()),
         "train": "images/train",
