@@ -276,3 +276,26 @@ def test_the_recent_wild_draw_four_heaps_one_plain_card_of_each_colour():
     bands = {"red": (hue < 10) | (hue > 170), "yellow": (hue >= 18) & (hue < 38)}
     bands |= {"green": (hue >= 40) & (hue < 90), "blue": (hue >= 95) & (hue < 135)}
     assert all(band.sum() > 300 for band in bands.values()), {k: int(v.sum()) for k, v in bands.items()}
+
+
+def test_half_the_skips_are_the_open_ring_and_a_scene_draws_no_more_random_numbers() -> None:
+    """The classic print's skip: a thin ring the card shows through, its bar flatter than 45°."""
+    from referee.render.glyphs import pictogram_mask
+
+    looks = []
+    for seed in range(40):
+        rng, twin = np.random.default_rng(seed), np.random.default_rng(seed)
+        ink = pictogram_mask("skip", 120, rng) > 127
+        twin.uniform(0.13, 0.2)
+        assert rng.random() == twin.random()  # the rest of the scene draws what it drew before
+        ys, xs = np.nonzero(ink)
+        middle = np.hypot(ys - 60, xs - 60) < 25  # inside the ring: the bar alone
+        dy, dx = np.linalg.eigh(np.cov(np.stack([ys[middle], xs[middle]])))[1][:, -1]
+        angle = np.degrees(np.arctan2(abs(dy), abs(dx)))
+        ring = int(np.argmax(~ink[60, 1:] & ink[60, :-1]))  # the ring's width along the middle row
+        looks.append((angle, ring / 120))
+    angles, rings = np.array(looks).T
+    flat = angles < 42
+    assert 10 <= flat.sum() <= 30
+    assert angles[flat].max() < 42 <= angles[~flat].min() and abs(angles[~flat] - 45).max() < 3
+    assert rings[flat].mean() < 0.75 * rings[~flat].mean()  # an open ring is thinner

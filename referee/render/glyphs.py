@@ -255,11 +255,23 @@ def pictogram_mask(symbol: str, height: int, rng: np.random.Generator, variant: 
     elif symbol in ("skip",):
         w = s
         mask = np.zeros((s, w), np.uint8)
-        thick = max(2, round(s * rng.uniform(0.13, 0.2)))
+        share = rng.uniform(0.13, 0.2)
+        # Half the skips are the classic Mattel print's open ring: a thin ring the card shows through
+        # (an outline round a thick one fills its hole) with a flatter bar. Drawn from the one number
+        # above, so a scene draws the numbers it drew before and its other cards stay as they were.
+        look = np.random.default_rng(int(share * 2**40))
+        if look.random() < 0.5:
+            share *= look.uniform(0.5, 0.7)
+            angle = math.radians(look.uniform(20, 40))
+            reach = 1.0
+        else:
+            angle, reach = math.pi / 4, 0.72 * math.sqrt(2)
+        thick = max(2, round(s * share))
         radius = s // 2 - thick // 2 - 1
         cv2.circle(mask, (w // 2, s // 2), radius, 255, thick, cv2.LINE_AA)
-        d = radius * 0.72
-        cv2.line(mask, (round(w / 2 + d), round(s / 2 - d)), (round(w / 2 - d), round(s / 2 + d)), 255, thick)
+        dx, dy = radius * reach * math.cos(angle), radius * reach * math.sin(angle)
+        ends = (round(w / 2 + dx), round(s / 2 - dy)), (round(w / 2 - dx), round(s / 2 + dy))
+        cv2.line(mask, *ends, 255, thick)
     elif symbol == "reverse":
         w = round(s * rng.uniform(0.85, 1.0))
         mask = np.zeros((s, w), np.uint8)
