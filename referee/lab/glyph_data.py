@@ -238,13 +238,9 @@ _FACES_STREAM = 3
 
 def _dealt(faces: str | None, seed: int, index: int) -> FaceSwap | None:
     """The photographed faces scene ``index`` is dealt from the face folder ``faces`` (None: rendered)."""
-    if faces is None:
-        return None
-    from referee.lab.photo_faces import PhotoDeal
-    from referee.render.dataset import photo_faces
+    from referee.render.dataset import photo_deal
 
-    deal_seed = int(np.random.default_rng([seed, index, _FACES_STREAM]).integers(2**32))
-    return PhotoDeal(photo_faces(faces), deal_seed)
+    return None if faces is None else photo_deal(faces, seed, index, _FACES_STREAM)
 
 
 _miner: dict[str, object] = {}  # the detector of a mining worker process, loaded once
@@ -331,8 +327,8 @@ def build(
             parts = pool.map(_mined, tasks, chunksize=32)
     crops = [p[0] for p in parts]
     labels = [p[1] for p in parts]
-    scened = sum(len(p) for p in labels)
-    rendered, real = (scened, 0) if faces is None else (0, scened)
+    from_scenes = sum(len(p) for p in labels)
+    rendered, real = (from_scenes, 0) if faces is None else (0, from_scenes)
     if roboflow is not None:
         if mine is None:
             real_crops, real_labels = roboflow_crops(roboflow, np.random.default_rng([seed, 10**9]), context)

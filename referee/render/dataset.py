@@ -41,7 +41,7 @@ from referee.render.scenes import SCENE_WEIGHTS
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
 
 if TYPE_CHECKING:
-    from referee.lab.photo_faces import PhotoFaces
+    from referee.lab.photo_faces import PhotoDeal, PhotoFaces
     from referee.render.scenes import FaceSwap
 
 SPLITS = ("train", "val")
@@ -192,6 +192,18 @@ def photo_faces(folder: str) -> PhotoFaces:
     return PhotoFaces.load(folder)
 
 
+def photo_deal(folder: str, seed: int, index: int, stream: int = _FACES_STREAM) -> PhotoDeal:
+    """What scene ``index`` of ``seed`` is dealt from the face folder ``folder``: which photo of a face
+    photographed twice, which stand-ins, drawn from its own random ``stream`` so that the scene draws
+    the numbers a rendered one draws."""
+    import numpy as np
+
+    from referee.lab.photo_faces import PhotoDeal
+
+    deal_seed = int(np.random.default_rng([seed, index, stream]).integers(2**32))
+    return PhotoDeal(photo_faces(folder), deal_seed)
+
+
 def render_one(job: tuple[str, int, int, int, str, int | None, str | None, str | None, bool]) -> int:
     """Render image ``index`` into ``out`` unless it is already there; returns 1 if it was rendered."""
     import cv2
@@ -208,11 +220,7 @@ def render_one(job: tuple[str, int, int, int, str, int | None, str | None, str |
     deal: FaceSwap | None = None
     marks: dict[str, str] = {}  # what the sidecar says of the faces dealt
     if faces_folder is not None:
-        from referee.lab.photo_faces import PhotoDeal
-
-        deal_seed = int(np.random.default_rng([seed, index, _FACES_STREAM]).integers(2**32))
-        photographed = photo_faces(faces_folder)
-        deal, marks = PhotoDeal(photographed, deal_seed), {"faces": photographed.deck}
+        deal, marks = photo_deal(faces_folder, seed, index), {"faces": photo_faces(faces_folder).deck}
     elif held_out_typefaces:
         from referee.render.glyphs import held_out_fonts
         from referee.render.scenes import Retype
