@@ -149,11 +149,11 @@ def test_a_photo_at_table_scale_is_the_whole_card_shrunk_on_its_own_ground():
     assert tuple(small[0, 0]) == (200, 200, 200)  # on the photo's edge colour
 
 
-def _held_out_folder(root, seen: list[str]):
+def _held_out_folder(root, seen: list[str], name: str = "held-out"):
     """The shipped networks under another name, their cards saying they saw ``seen``."""
     from models import CORNER_MODEL_FILE, GLYPH_MODEL_FILE, MODEL_FILE, model_file
 
-    folder = root / "held-out"
+    folder = root / name
     folder.mkdir()
     for name in (MODEL_FILE, GLYPH_MODEL_FILE, CORNER_MODEL_FILE):
         (folder / name).symlink_to(model_file(name))
@@ -193,6 +193,21 @@ def test_held_out_networks_that_saw_the_deck_too_give_no_figure(tmp_path, capsys
     assert " by " not in capsys.readouterr().out
     assert main(["eval", "--real", str(seen), "--held-out-models", "none", "--report", str(tmp_path)]) == 0
     assert "seen decks have no leave-one-deck-out figure here" in capsys.readouterr().out
+
+
+def test_each_held_out_folder_that_never_saw_a_seen_deck_scores_it(tmp_path, capsys):
+    seen = _deck_folder(tmp_path, "uno-cards-roboflow")
+    saw_it = _held_out_folder(tmp_path, seen=["uno-cards-roboflow"], name="saw-it")
+    other_deck = _held_out_folder(tmp_path, seen=["some-other-deck"], name="other-deck")
+    report = tmp_path / "report"
+    folders = ["--held-out-models", str(saw_it), "--held-out-models", str(other_deck)]
+    assert main(["eval", "--real", str(seen), *folders, "--report", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert f"uno-cards-roboflow by {other_deck} (unseen: leave-one-deck-out)" in out
+    assert f"by {saw_it}" not in out
+    written = json.loads((report / "decks.json").read_text())
+    assert written["held_out_models"] == [str(saw_it), str(other_deck)]
+    assert list(written["decks"]) == ["uno-cards-roboflow", f"uno-cards-roboflow by {other_deck}"]
 
 
 def test_an_incomplete_held_out_folder_is_a_one_line_error(tmp_path, capsys):

@@ -67,11 +67,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--held-out-models",
         type=Path,
+        action="append",
         metavar="DIR",
         help="with --real: networks that did not train on the shipped ones' real decks "
         "(uno_cards.onnx, uno_glyphs.onnx, uno_corners.onnx with their .json cards); every deck the "
-        "shipped networks saw and these did not is scored by these too, as its leave-one-deck-out "
-        "figure (default: models/lodo in a checkout, which never saw the Roboflow deck; 'none': skip)",
+        "shipped networks saw is scored again by each such folder that did not see it, as its "
+        "leave-one-deck-out figure (repeat for several folders; default: models/lodo in a checkout, "
+        "which never saw the Roboflow deck; 'none': skip)",
     )
     parser.add_argument("--split", default="val", help="split of a rendered dataset (default val)")
     parser.add_argument(
@@ -206,32 +208,34 @@ def decks_seen(reader: CardReader) -> set[str]:
     return seen
 
 
-def held_out_reader(args: argparse.Namespace) -> tuple[CardReader, Path] | None:
-    """The reader over ``--held-out-models`` (a folder of networks that did not train on the shipped
-    ones' real decks) and that folder; None with ``none``, with ``--deck`` (a learnt deck lives in
-    the shipped glyph classifier's space), or where the default folder is not there (an installed
-    package)."""
+def held_out_readers(args: argparse.Namespace) -> list[tuple[CardReader, Path]]:
+    """The readers over the ``--held-out-models`` folders (networks that did not train on the shipped
+    ones' real decks), each with its folder; none with ``none``, with ``--deck`` (a learnt deck lives
+    in the shipped glyph classifier's space), or where the default folder is not there (an
+    installed package)."""
     from models import CORNER_MODEL_FILE, GLYPH_MODEL_FILE, HELD_OUT_FOLDER, MODEL_FILE, model_file
     from referee.errors import UserError
     from referee.vision.options import reader_from_args
 
     chosen = args.held_out_models
-    if (chosen is not None and str(chosen).lower() == "none") or args.deck is not None:
-        return None
-    folder = chosen if chosen is not None else model_file(HELD_OUT_FOLDER)
+    if args.deck is not None or (chosen is not None and any(str(c).lower() == "none" for c in chosen)):
+        return []
+    if chosen is None:
+        chosen = [model_file(HELD_OUT_FOLDER)] if (model_file(HELD_OUT_FOLDER) / MODEL_FILE).is_file() else []
     files = {"model": MODEL_FILE, "glyph_model": GLYPH_MODEL_FILE, "corner_model": CORNER_MODEL_FILE}
-    if chosen is None and not (folder / MODEL_FILE).is_file():
-        return None
-    for name in files.values():
-        if not (folder / name).is_file():
-            raise UserError(
-                f"--held-out-models {folder} has no {name}: give a folder with all three networks"
-            )
-    held_out = argparse.Namespace(**{**vars(args), **{key: folder / name for key, name in files.items()}})
-    shown = folder.resolve()
-    if shown.is_relative_to(Path.cwd()):
-        shown = shown.relative_to(Path.cwd())
-    return reader_from_args(held_out), shown
+    readers = []
+    for folder in chosen:
+        for name in files.values():
+            if not (folder / name).is_file():
+                raise UserError(
+                    f"--held-out-models {folder} has no {name}: give a folder with all three networks"
+                )
+        held_out = argparse.Namespace(**{**vars(args), **{key: folder / name for key, name in files.items()}})
+        shown = folder.resolve()
+        if shown.is_relative_to(Path.cwd()):
+            shown = shown.relative_to(Path.cwd())
+        readers.append((reader_from_args(held_out), shown))
+    return readers
 
 
 def run_per_deck(args: argparse.Namespace) -> int:
@@ -247,8 +251,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
 
     reader = reader_from_args(args)
     seen_by_models = decks_seen(reader)
-    held_out, held_out_folder = held_out_reader(args) or (None, None)
-    seen_by_held_out = decks_seen(held_out) if held_out is not None else set()
+    held_outs = [(held_out, folder, decks_seen(held_out)) for held_out, folder in held_out_readers(args)]
     decks = {}
     for spec in args.real:
         folder_text, _, names = spec.partition(":")
@@ -264,8 +267,10 @@ def run_per_deck(args: argparse.Namespace) -> int:
             raise UserError(f"{spec}: --turns and --photo-px need one-card photos named in labels.jsonl")
         name = deck_name(folder)
         scorers = [(reader, name in seen_by_models, None)]
-        if held_out is not None and name in seen_by_models and name not in seen_by_held_out:
-            scorers.append((held_out, False, str(held_out_folder)))
+        if name in seen_by_models:
+            scorers += [
+                (held_out, False, str(folder)) for held_out, folder, seen in held_outs if name not in seen
+            ]
         for photo_px, turn in [(size, turn) for size in args.photo_px for turn in args.turns]:
             viewed = [replace(image, turn=turn, photo_px=photo_px or None) for image in images]
             for scorer, seen, models in scorers:
@@ -289,7 +294,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
     report = {
         **networks(reader),
         "deck": str(args.deck) if args.deck else None,
-        "held_out_models": str(held_out_folder) if held_out_folder is not None else None,
+        "held_out_models": [str(folder) for _, folder, _ in held_outs],
         "decks": decks,
         "unseen_top1_min": min((deck["top1_accuracy"] for deck in unseen), default=None),
     }
@@ -307,7 +312,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
             f"colour {deck['colour_accuracy']:.3f}); worst card {deck['worst_card_accuracy']:.2f}; "
             f"doubled {deck['doubled']}" + (f"; mistakes: {mistakes}" if mistakes else "")
         )
-    if any(deck["seen"] for deck in decks.values()) and held_out is None and args.deck is None:
+    if any(deck["seen"] for deck in decks.values()) and not held_outs and args.deck is None:
         print("seen decks have no leave-one-deck-out figure here: give --held-out-models DIR")
     print(f"report: {args.report / 'decks.json'}")
     return 0
