@@ -221,7 +221,8 @@ def held_out_readers(args: argparse.Namespace) -> list[tuple[CardReader, Path]]:
     if args.deck is not None or (chosen is not None and any(str(c).lower() == "none" for c in chosen)):
         return []
     if chosen is None:
-        chosen = [model_file(HELD_OUT_FOLDER)] if (model_file(HELD_OUT_FOLDER) / MODEL_FILE).is_file() else []
+        default = model_file(HELD_OUT_FOLDER)
+        chosen = [default] if (default / MODEL_FILE).is_file() else []
     files = {"model": MODEL_FILE, "glyph_model": GLYPH_MODEL_FILE, "corner_model": CORNER_MODEL_FILE}
     readers = []
     for folder in chosen:

@@ -24,8 +24,9 @@ from referee.lab.provenance import deck_name
 from referee.vision.classes import CLASS_NAMES
 from referee.vision.glyphs import GLYPH_CLASSES, GlyphClassifier
 from referee.vision.images import read_image
+from referee.vision.reader import ReaderSettings
 
-VIEWS = 4  # quarter turns averaged, as ReaderSettings.glyph_views reads at the table
+VIEWS = ReaderSettings.glyph_views  # quarter turns averaged, as the reader reads at the table
 SHOWN_CONFUSIONS = 6
 
 
