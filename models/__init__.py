@@ -30,10 +30,13 @@ CORNER_MODEL_FILE = "uno_corners.onnx"
 PAIR_MODEL_FILE = "uno_pairs.onnx"
 #: The centre reader (the big symbol in a paired card's middle), used where it is installed.
 CENTRE_MODEL_FILE = "uno_centres.onnx"
-#: A folder of the three networks trained on no real deck at all (rendered scenes only). They are not
-#: for the table: ``uno-referee eval --real`` scores every deck the shipped networks saw with these
-#: as well, so that each real deck has a leave-one-deck-out figure. Not installed with the package.
+#: A folder of held-out folders, one per real deck the shipped networks saw: each holds the networks
+#: (of :data:`HELD_OUT_NETWORKS`) that differ from the shipped ones and never saw that deck. They are
+#: not for the table: ``uno-referee eval --real`` scores every deck the shipped networks saw with each
+#: folder that did not see it, so that each real deck has a leave-one-deck-out figure. Not installed.
 HELD_OUT_FOLDER = "lodo"
+#: The networks a held-out folder may hold; one it lacks is the shipped one.
+HELD_OUT_NETWORKS = (MODEL_FILE, GLYPH_MODEL_FILE, CORNER_MODEL_FILE)
 #: Environment variable that overrides the shipped detector.
 MODEL_ENV = "UNO_REFEREE_MODEL"
 
@@ -41,6 +44,18 @@ MODEL_ENV = "UNO_REFEREE_MODEL"
 def model_file(name: str) -> Path:
     """A file shipped in this package (it may not exist yet: callers report that to the user)."""
     return Path(str(files(__name__).joinpath(name)))
+
+
+def held_out_folders() -> list[Path]:
+    """The held-out folders in this checkout (none in an installed package), in name order."""
+    root = model_file(HELD_OUT_FOLDER)
+    if not root.is_dir():
+        return []
+    return [
+        folder
+        for folder in sorted(root.iterdir())
+        if folder.is_dir() and any((folder / name).is_file() for name in HELD_OUT_NETWORKS)
+    ]
 
 
 def default_model_path(precision: str = PRECISIONS[0]) -> Path:

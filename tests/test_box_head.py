@@ -91,7 +91,7 @@ def test_a_file_is_rewritten_in_place_and_a_bad_one_is_a_one_line_error(tmp_path
         rewrite_file(garbage, tmp_path / "out.onnx")
 
 
-@pytest.mark.parametrize("name", ["uno_cards.onnx", "uno_cards.int8.onnx", "lodo/uno_cards.onnx"])
+@pytest.mark.parametrize("name", ["uno_cards.onnx", "uno_cards.int8.onnx", "lodo/roboflow/uno_cards.onnx"])
 def test_the_shipped_detectors_carry_the_faster_decoding(name):
     path = MODELS / name
     if not path.is_file():

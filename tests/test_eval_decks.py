@@ -210,27 +210,38 @@ def test_each_held_out_folder_that_never_saw_a_seen_deck_scores_it(tmp_path, cap
     assert list(written["decks"]) == ["uno-cards-roboflow", f"uno-cards-roboflow by {other_deck}"]
 
 
-def test_an_incomplete_held_out_folder_is_a_one_line_error(tmp_path, capsys):
+def test_a_held_out_folder_borrows_the_shipped_networks_it_lacks_and_their_decks(tmp_path, capsys):
     deck = _deck_folder(tmp_path, "uno-cards-roboflow")
     held_out = _held_out_folder(tmp_path, seen=[])
-    (held_out / "uno_corners.onnx").unlink()
+    (held_out / "uno_corners.onnx").unlink()  # the shipped corner check saw Roboflow: so does this reader
+    assert main(["eval", "--real", str(deck), "--held-out-models", str(held_out)]) == 0
+    assert " by " not in capsys.readouterr().out
+    (held_out / "uno_glyphs.onnx").unlink()
+    (held_out / "uno_cards.onnx").unlink()
     assert main(["eval", "--real", str(deck), "--held-out-models", str(held_out)]) != 0
     error = capsys.readouterr().err.strip()
-    assert "has no uno_corners.onnx" in error and "\n" not in error
+    assert "holds none of uno_cards.onnx, uno_glyphs.onnx, uno_corners.onnx" in error and "\n" not in error
 
 
-def test_the_checkout_holds_networks_that_never_saw_the_shipped_networks_real_deck(tmp_path, capsys):
-    from models import CORNER_MODEL_FILE, GLYPH_MODEL_FILE, HELD_OUT_FOLDER, MODEL_FILE, model_file
+def test_the_checkout_holds_a_held_out_scorer_for_each_real_deck_the_shipped_networks_saw(tmp_path, capsys):
+    from models import HELD_OUT_FOLDER, HELD_OUT_NETWORKS, held_out_folders, model_file
 
-    def decks_of(name: str) -> set[str]:
-        return set(json.loads(model_file(name).with_suffix(".json").read_text())["decks_seen"])
+    def decks_of(path) -> set[str]:
+        return set(json.loads(path.with_suffix(".json").read_text())["decks_seen"])
 
-    shipped = set().union(*(decks_of(name) for name in (MODEL_FILE, GLYPH_MODEL_FILE, CORNER_MODEL_FILE)))
+    def decks_of_reader(folder) -> set[str]:  # a network the folder lacks is the shipped one
+        return set().union(
+            *(decks_of(folder / n if (folder / n).is_file() else model_file(n)) for n in HELD_OUT_NETWORKS)
+        )
+
+    shipped = set().union(*(decks_of(model_file(name)) for name in HELD_OUT_NETWORKS))
     assert "uno-cards-roboflow" in shipped
-    for name in (MODEL_FILE, GLYPH_MODEL_FILE, CORNER_MODEL_FILE):
-        assert not decks_of(f"{HELD_OUT_FOLDER}/{name}") & shipped, name  # each deck keeps a held-out score
+    folders = held_out_folders()
+    assert folders and all(folder.parent == model_file(HELD_OUT_FOLDER) for folder in folders)
+    for deck in shipped:  # each deck keeps a leave-one-deck-out score
+        assert any(deck not in decks_of_reader(folder) for folder in folders), deck
     seen = _deck_folder(tmp_path, "uno-cards-roboflow")
     assert main(["eval", "--real", str(seen), "--report", str(tmp_path / "report")]) == 0
     out = capsys.readouterr().out
     assert "uno-cards-roboflow (seen in training)" in out
-    assert f"{HELD_OUT_FOLDER} (unseen: leave-one-deck-out), 5 photos" in out  # scored by the default folder
+    assert f"{HELD_OUT_FOLDER}/roboflow (unseen: leave-one-deck-out), 5 photos" in out  # the default folder

@@ -69,11 +69,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         action="append",
         metavar="DIR",
-        help="with --real: networks that did not train on the shipped ones' real decks "
-        "(uno_cards.onnx, uno_glyphs.onnx, uno_corners.onnx with their .json cards); every deck the "
-        "shipped networks saw is scored again by each such folder that did not see it, as its "
-        "leave-one-deck-out figure (repeat for several folders; default: models/lodo in a checkout, "
-        "which never saw the Roboflow deck; 'none': skip)",
+        help="with --real: networks that did not train on a real deck the shipped ones saw (any of "
+        "uno_cards.onnx, uno_glyphs.onnx, uno_corners.onnx with their .json cards; one not there is "
+        "the shipped one); every deck the shipped networks saw is scored again by each such folder "
+        "whose reader did not see it, as its leave-one-deck-out figure (repeat for several folders; "
+        "default: each folder in models/lodo/ in a checkout, one per seen deck; 'none': skip)",
     )
     parser.add_argument("--split", default="val", help="split of a rendered dataset (default val)")
     parser.add_argument(
@@ -209,33 +209,30 @@ def decks_seen(reader: CardReader) -> set[str]:
 
 
 def held_out_readers(args: argparse.Namespace) -> list[tuple[CardReader, Path]]:
-    """The readers over the ``--held-out-models`` folders (networks that did not train on the shipped
-    ones' real decks), each with its folder; none with ``none``, with ``--deck`` (a learnt deck lives
-    in the shipped glyph classifier's space), or where the default folder is not there (an
-    installed package)."""
-    from models import CORNER_MODEL_FILE, GLYPH_MODEL_FILE, HELD_OUT_FOLDER, MODEL_FILE, model_file
+    """The readers over the ``--held-out-models`` folders, each with its folder: the networks a folder
+    holds, the shipped ones where it holds none (their decks count too: a reader that saw a deck never
+    scores it). None with ``none``, with ``--deck`` (a learnt deck lives in the shipped glyph
+    classifier's space), or in an installed package (it has no held-out folders)."""
+    from models import HELD_OUT_NETWORKS, held_out_folders
     from referee.errors import UserError
     from referee.vision.options import reader_from_args
 
     chosen = args.held_out_models
     if args.deck is not None or (chosen is not None and any(str(c).lower() == "none" for c in chosen)):
         return []
-    if chosen is None:
-        default = model_file(HELD_OUT_FOLDER)
-        chosen = [default] if (default / MODEL_FILE).is_file() else []
-    files = {"model": MODEL_FILE, "glyph_model": GLYPH_MODEL_FILE, "corner_model": CORNER_MODEL_FILE}
+    options = dict(zip(("model", "glyph_model", "corner_model"), HELD_OUT_NETWORKS, strict=True))
     readers = []
-    for folder in chosen:
-        for name in files.values():
-            if not (folder / name).is_file():
-                raise UserError(
-                    f"--held-out-models {folder} has no {name}: give a folder with all three networks"
-                )
-        held_out = argparse.Namespace(**{**vars(args), **{key: folder / name for key, name in files.items()}})
+    for folder in held_out_folders() if chosen is None else chosen:
+        held = {key: folder / name for key, name in options.items() if (folder / name).is_file()}
+        if not held:
+            raise UserError(
+                f"--held-out-models {folder} holds none of {', '.join(HELD_OUT_NETWORKS)}: "
+                "give a folder of held-out networks"
+            )
         shown = folder.resolve()
         if shown.is_relative_to(Path.cwd()):
             shown = shown.relative_to(Path.cwd())
-        readers.append((reader_from_args(held_out), shown))
+        readers.append((reader_from_args(argparse.Namespace(**{**vars(args), **held})), shown))
     return readers
 
 

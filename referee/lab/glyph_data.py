@@ -16,7 +16,7 @@ With ``--faces FOLDER`` every scene is dealt a real deck's photographed faces in
 ones (a face folder as ``../shared/data/uno-cards-criscard``, as ``uno-referee dataset --faces``
 deals them): that deck's real glyphs, at every size, angle and light the scenes give. The crops
 count as real (``source`` 1) and the set records the deck as seen, so a model trained on them is
-never the one that scores that deck: this is how the held-out networks (``models/lodo``, which
+never the one that scores that deck: this is how the held-out networks (``models/lodo/roboflow``, which
 score the Roboflow deck) learn from the other real deck.
 
 With ``--mine DETECTOR.onnx`` the crops are the detector's own boxes on rendered scenes instead (hard
