@@ -34,3 +34,21 @@ def shipped_imgsz() -> int:
     from models import METADATA_FILE, model_file
 
     return int(json.loads(model_file(METADATA_FILE).read_text())["imgsz"])
+
+
+@pytest.fixture
+def held_out_folder(tmp_path):
+    """Makes held-out folders: the shipped reader's networks under another name, their cards saying
+    they saw the decks given (``held_out_folder(seen=[...], name=...)``)."""
+    from models import HELD_OUT_NETWORKS, model_file
+
+    def make(seen: list[str], name: str = "held-out") -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        for network in HELD_OUT_NETWORKS:
+            (folder / network).symlink_to(model_file(network))
+            card = json.loads(model_file(network).with_suffix(".json").read_text())
+            (folder / network).with_suffix(".json").write_text(json.dumps({**card, "decks_seen": seen}))
+        return folder
+
+    return make

@@ -149,23 +149,10 @@ def test_a_photo_at_table_scale_is_the_whole_card_shrunk_on_its_own_ground():
     assert tuple(small[0, 0]) == (200, 200, 200)  # on the photo's edge colour
 
 
-def _held_out_folder(root, seen: list[str], name: str = "held-out"):
-    """The shipped networks under another name, their cards saying they saw ``seen``."""
-    from models import CORNER_MODEL_FILE, GLYPH_MODEL_FILE, MODEL_FILE, model_file
-
-    folder = root / name
-    folder.mkdir()
-    for name in (MODEL_FILE, GLYPH_MODEL_FILE, CORNER_MODEL_FILE):
-        (folder / name).symlink_to(model_file(name))
-        card = json.loads(model_file(name).with_suffix(".json").read_text())
-        (folder / name).with_suffix(".json").write_text(json.dumps({**card, "decks_seen": seen}))
-    return folder
-
-
-def test_a_seen_deck_is_scored_again_by_networks_that_never_saw_it(tmp_path, capsys):
+def test_a_seen_deck_is_scored_again_by_networks_that_never_saw_it(tmp_path, capsys, held_out_folder):
     seen = _deck_folder(tmp_path, "uno-cards-roboflow")  # the shipped networks trained on this name
     unseen = _deck_folder(tmp_path, "some-unseen-deck")
-    held_out = _held_out_folder(tmp_path, seen=[])
+    held_out = held_out_folder(seen=[])
     report = tmp_path / "report"
     arguments = ["eval", "--real", str(seen), "--real", str(unseen), "--report", str(report)]
     assert main([*arguments, "--held-out-models", str(held_out)]) == 0
@@ -183,9 +170,9 @@ def test_a_seen_deck_is_scored_again_by_networks_that_never_saw_it(tmp_path, cap
     )
 
 
-def test_held_out_networks_that_saw_the_deck_too_give_no_figure(tmp_path, capsys):
+def test_held_out_networks_that_saw_the_deck_too_give_no_figure(tmp_path, capsys, held_out_folder):
     seen = _deck_folder(tmp_path, "uno-cards-roboflow")
-    held_out = _held_out_folder(tmp_path, seen=["uno-cards-roboflow"])
+    held_out = held_out_folder(seen=["uno-cards-roboflow"])
     assert (
         main(["eval", "--real", str(seen), "--held-out-models", str(held_out), "--report", str(tmp_path)])
         == 0
@@ -195,10 +182,10 @@ def test_held_out_networks_that_saw_the_deck_too_give_no_figure(tmp_path, capsys
     assert "seen decks have no leave-one-deck-out figure here" in capsys.readouterr().out
 
 
-def test_each_held_out_folder_that_never_saw_a_seen_deck_scores_it(tmp_path, capsys):
+def test_each_held_out_folder_that_never_saw_a_seen_deck_scores_it(tmp_path, capsys, held_out_folder):
     seen = _deck_folder(tmp_path, "uno-cards-roboflow")
-    saw_it = _held_out_folder(tmp_path, seen=["uno-cards-roboflow"], name="saw-it")
-    other_deck = _held_out_folder(tmp_path, seen=["some-other-deck"], name="other-deck")
+    saw_it = held_out_folder(seen=["uno-cards-roboflow"], name="saw-it")
+    other_deck = held_out_folder(seen=["some-other-deck"], name="other-deck")
     report = tmp_path / "report"
     folders = ["--held-out-models", str(saw_it), "--held-out-models", str(other_deck)]
     assert main(["eval", "--real", str(seen), *folders, "--report", str(report)]) == 0
@@ -210,9 +197,9 @@ def test_each_held_out_folder_that_never_saw_a_seen_deck_scores_it(tmp_path, cap
     assert list(written["decks"]) == ["uno-cards-roboflow", f"uno-cards-roboflow by {other_deck}"]
 
 
-def test_a_held_out_folder_borrows_the_shipped_networks_it_lacks_and_their_decks(tmp_path, capsys):
+def test_a_held_out_folder_borrows_the_shipped_networks_it_lacks(tmp_path, capsys, held_out_folder):
     deck = _deck_folder(tmp_path, "uno-cards-roboflow")
-    held_out = _held_out_folder(tmp_path, seen=[])
+    held_out = held_out_folder(seen=[])
     (held_out / "uno_corners.onnx").unlink()  # the shipped corner check saw Roboflow: so does this reader
     assert main(["eval", "--real", str(deck), "--held-out-models", str(held_out)]) == 0
     assert " by " not in capsys.readouterr().out

@@ -8,6 +8,7 @@ follows the photographed face through the scene's pose, light and occlusion lies
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import cv2
@@ -117,6 +118,23 @@ def test_eval_names_the_deck_of_the_faces(faces, tmp_path, capsys):
     assert sorted(p.name for p in errors.iterdir()) == sorted(
         Path(p).with_suffix(".jpg").name for p in cards["error_examples"]["missed"]
     )
+
+
+def test_a_seen_decks_dealt_faces_are_read_by_held_out_networks(faces, tmp_path, capsys, held_out_folder):
+    seen_deck = tmp_path / "uno-cards-roboflow"  # a deck the shipped networks trained on
+    shutil.copytree(faces, seen_deck)
+    out = tmp_path / "dealt"
+    assert main(_dataset(out, seen_deck, count=2)) == 0
+    held_out = held_out_folder(seen=[])
+    report_dir = tmp_path / "report"
+    assert main(["eval", str(out), "--held-out-models", str(held_out), "--report", str(report_dir)]) == 0
+    printed = capsys.readouterr().out
+    assert f"read by the held-out networks in {held_out}, which never saw them" in printed
+    assert "unseen by these models" in printed
+    report = json.loads((report_dir / "report.json").read_text())
+    assert report["faces"]["seen"] is False and report["model"] == str(held_out / "uno_cards.onnx")
+    assert main(["eval", str(out), "--held-out-models", "none", "--report", str(report_dir)]) == 0
+    assert "SEEN in training by these models" in capsys.readouterr().out
 
 
 def _folder(tmp_path: Path, labels: str | None, photo: bytes | None = None) -> Path:

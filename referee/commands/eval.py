@@ -69,10 +69,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         action="append",
         metavar="DIR",
-        help="with --real: networks that did not train on a real deck the shipped ones saw (any of "
+        help="with --real, or a set dealt a real deck's faces: networks that did not train on a real "
+        "deck the shipped ones saw (any of "
         "uno_cards.onnx, uno_glyphs.onnx, uno_corners.onnx with their .json cards; one not there is "
         "the shipped one); every deck the shipped networks saw is scored again by each such folder "
-        "whose reader did not see it, as its leave-one-deck-out figure (repeat for several folders; "
+        "whose reader did not see it, as its leave-one-deck-out figure (a dealt set is read by the first "
+        "such folder instead of the shipped networks; repeat for several folders; "
         "default: each folder in models/lodo/ in a checkout, one per seen deck; 'none': skip)",
     )
     parser.add_argument("--split", default="val", help="split of a rendered dataset (default val)")
@@ -148,7 +150,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.folder.is_dir():
         raise UserError(f"no such folder: {args.folder}")
     images = labelled_images(args.folder, args.split, args.roboflow, args.named)[: args.limit]
+    faces = dataset_faces(args.folder)
     reader = reader_from_args(args)
+    deck = None if faces is None else str(faces.get("deck"))
+    if deck in decks_seen(reader):  # a deck's faces are scored by networks that never saw them
+        unseen = [(held, folder) for held, folder in held_out_readers(args) if deck not in decks_seen(held)]
+        if unseen:
+            reader, folder = unseen[0]
+            print(f"{deck}'s faces are read by the held-out networks in {folder}, which never saw them")
     if args.errors is not None:
         try:
             args.errors.mkdir(parents=True, exist_ok=True)
@@ -162,7 +171,6 @@ def run(args: argparse.Namespace) -> int:
     evaluation = evaluate(
         reader, images, tiles_from_args(args), progress, true_boxes=args.true_boxes, errors=args.errors
     )
-    faces = dataset_faces(args.folder)
     report = {
         "folder": str(args.folder),
         **networks(reader),
