@@ -265,3 +265,45 @@ def test_the_status_led_pin_is_checked_with_the_buttons(tmp_path):
         holder.close()
     assert not check.ok and "status LED" in check.detail
     assert checks_by_name(config, fake_devices())["buttons"].detail.endswith("free, status LED on 17")
+
+
+def _stale_deck(path: Path) -> Path:
+    """A deck learnt with glyph weights this release does not ship."""
+    from referee.vision.deck import LearntDeck
+
+    embedding = np.zeros((1, 64), np.float32)
+    embedding[0, 0] = 1.0
+    LearntDeck(("red-1",), embedding, glyph_model="0123456789abcdef").save(path)
+    return path
+
+
+def test_the_model_check_loads_the_learnt_deck_run_would_read_with(tmp_path, ready):
+    """After an update ships new glyph weights, a deck learnt before is refused by ``run``: the
+    doctor says so too, whether the deck is named in the config or lies beside the profile."""
+    from calibration.profile import deck_beside
+
+    real = fake_devices(load_reader=doctor._load_reader)
+    assert checks_by_name(ready, real)["model"].ok
+    _stale_deck(deck_beside(ready.calibration.profile))
+    check = checks_by_name(ready, real)["model"]
+    assert not check.ok and check.fatal and "learn the deck again" in check.detail
+    deck_beside(ready.calibration.profile).unlink()
+    named = config_for(tmp_path, f'[vision]\ndeck = "{_stale_deck(tmp_path / "mine.deck.json")}"\n')
+    check = checks_by_name(named, real)["model"]
+    assert not check.ok and "mine.deck.json" in check.detail and "\n" not in check.detail
+
+
+def test_calibrate_run_and_doctor_read_with_the_configured_networks(tmp_path):
+    """A deck learnt at the table (``calibrate --deck``) lies in the embedding of the glyph
+    classifier the game reads with, so all three build their reader from ``[vision]``."""
+    import shutil
+
+    from models import GLYPH_MODEL_FILE, model_file
+    from referee.table.session import configured_reader, table_reader
+
+    mine = tmp_path / "my_glyphs.onnx"
+    shutil.copy(model_file(GLYPH_MODEL_FILE), mine)
+    shutil.copy(model_file(GLYPH_MODEL_FILE).with_suffix(".json"), mine.with_suffix(".json"))
+    config = config_for(tmp_path, f'[vision]\nglyph_model = "{mine}"\ncentre_model = "none"\n')
+    for reader in (configured_reader(config), table_reader(config, tmp_path / "none.json", None)):
+        assert reader.glyphs.path == mine and reader.centres is None

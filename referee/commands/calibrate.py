@@ -118,10 +118,9 @@ def run(args: argparse.Namespace) -> int:
     colour_error = None
     if args.colours or args.colour_image:
         from calibration.colours import colour_model_from_cards, index_fields
-        from referee.table.session import card_reader
+        from referee.table.session import configured_reader
 
-        detector = config.detector
-        reader = card_reader(None, detector.model_path(), detector.backend, detector.threads)
+        reader = configured_reader(config)
         view = profile.table_view()
 
         def check(picture, card: str) -> None:
@@ -173,11 +172,10 @@ def _learn_deck_at_the_table(
     from hardware.camera import open_source, read_image, read_still
     from hardware.speaker import open_speaker
     from referee.errors import UserError
-    from referee.table.session import card_reader
+    from referee.table.session import configured_reader
     from referee.vision.deck import DeckBuilder, faces_in_a_row, standard_faces
 
-    detector = config.detector
-    reader = card_reader(None, detector.model_path(), detector.backend, detector.threads)
+    reader = configured_reader(config)  # the deck is learnt in the glyph classifier the game reads with
     view = profile.table_view()
     builder = DeckBuilder(reader.glyphs, "the table")
     problems: list[str] = []

@@ -71,10 +71,10 @@ def _list_voices() -> Sequence[Any]:
 
 
 def _load_reader(config: RefereeConfig, profile: CalibrationProfile | None) -> ReadsCards:
-    from referee.table.session import card_reader
+    """The reader ``run`` would read with, learnt deck included (one learnt with other weights fails)."""
+    from referee.table.session import table_reader
 
-    detector = config.detector
-    return card_reader(profile, detector.model_path(), detector.backend, detector.threads)
+    return table_reader(config, config.calibration.profile, profile)
 
 
 def _gpio_factory() -> Any:

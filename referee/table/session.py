@@ -173,6 +173,41 @@ def card_reader(
     )
 
 
+def configured_reader(
+    config: RefereeConfig,
+    profile: CalibrationProfile | None = None,
+    deck: str = "",
+    symbols: frozenset[str] | None = None,
+) -> CardReader:
+    """:func:`card_reader` over the config's detector (``[detector]``) and networks (``[vision]``), so
+    that a deck learnt at the table lies in the embedding of the glyph classifier that reads the game."""
+    detector, vision = config.detector, config.vision
+    return card_reader(
+        profile,
+        detector.model_path(),
+        detector.backend,
+        detector.threads,
+        deck,
+        vision.glyph_model,
+        symbols,
+        vision.corner_model,
+        vision.pair_model,
+        vision.centre_model,
+    )
+
+
+def table_reader(config: RefereeConfig, profile_path: Path, profile: CalibrationProfile | None) -> CardReader:
+    """The reader a game reads with (``run``, ``watch``, and ``doctor`` checks it): the configured one,
+    with the learnt deck (``[vision] deck``, else one learnt at the table with ``calibrate --deck``,
+    which lies beside the profile) and the symbols the game's deck prints."""
+    from calibration.profile import deck_beside
+    from referee.vision.classes import symbols_in_play
+
+    beside = deck_beside(profile_path)
+    deck = config.vision.deck or (str(beside) if beside.is_file() else "")
+    return configured_reader(config, profile, deck, symbols_in_play(config.rules.build()))
+
+
 def pile_reader(reader: ReadsCards, imgsz: int = 0) -> ReadsCards:
     """What the pile watcher reads the discard zone with: for a smaller ``imgsz`` than the model's
     own, the vision reader looking once at that size (:meth:`CardReader.at_one_view`: less work per
@@ -326,27 +361,10 @@ def open_live_game(
     A recording (``source`` given) is timed by its own video time; ``unattended``: nobody presses
     buttons (see :class:`RefereeApp`); ``console``: where the spoken sentences are printed.
     """
-    from calibration.profile import deck_beside
-    from referee.vision.classes import symbols_in_play
-
     chosen_profile = profile_path or config.calibration.profile
     profile = load_profile(chosen_profile)
     if reader is None:
-        # A deck learnt at the table (calibrate --deck) lies beside the profile; [vision] deck wins.
-        beside = deck_beside(chosen_profile)
-        deck = config.vision.deck or (str(beside) if beside.is_file() else "")
-        reader = card_reader(
-            profile,
-            config.detector.model_path(),
-            config.detector.backend,
-            config.detector.threads,
-            deck,
-            config.vision.glyph_model,
-            symbols_in_play(config.rules.build()),
-            config.vision.corner_model,
-            config.vision.pair_model,
-            config.vision.centre_model,
-        )
+        reader = table_reader(config, chosen_profile, profile)
     pile = pile_reader(reader, config.detector.pile_imgsz)
     journal = Journal.open(config.journal.path)
     journal.pictures_cap_bytes = config.journal.pictures_mb * 1024 * 1024

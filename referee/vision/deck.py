@@ -66,16 +66,20 @@ class LearntDeck:
     #: :attr:`GlyphClassifier.identity` of the model whose embeddings these are ("" in decks learnt
     #: before it was recorded).
     glyph_model: str = ""
+    #: The file it was loaded from ("" if none), for messages; not part of the deck.
+    file: str = field(default="", compare=False)
 
     def check_glyph_model(self, glyphs: GlyphClassifier) -> None:
         """Refuse a deck learnt with other weights: its glyphs lie in another embedding, and every
         match would be a guess (an update of uno-referee ships a new glyph classifier)."""
         if self.glyph_model != glyphs.identity:
-            shown = f"the deck learnt from {self.source}" if self.source else "the deck"
+            shown = f"the deck {self.file}" if self.file else "the deck"
+            shown += f" (learnt from {self.source})" if self.source else ""
             learnt = f"glyph model {self.glyph_model}" if self.glyph_model else "an earlier glyph model"
             raise UserError(
                 f"{shown} was learnt with {learnt}, not with this {glyphs.path.name} "
-                f"({glyphs.identity}): learn the deck again (uno-referee deck learn FOLDER --out DECK.json)"
+                f"({glyphs.identity}): learn the deck again (uno-referee deck learn FOLDER --out DECK.json, "
+                "or uno-referee calibrate --deck at the table)"
             )
 
     @property
@@ -209,7 +213,9 @@ class LearntDeck:
             raise UserError(
                 f"{path} is not a deck learnt by `uno-referee deck learn`: learn it again"
             ) from error
-        return cls.from_json(text, str(path))
+        deck = cls.from_json(text, str(path))
+        deck.file = str(path)
+        return deck
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
