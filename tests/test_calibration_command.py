@@ -120,3 +120,41 @@ def test_colours_at_the_camera_ask_again_when_the_card_is_not_found(tmp_path, ca
     assert out.count("no card found in the discard zone: lay a red card flat") == 1
     assert "colours measured from red, yellow, green, blue" in out
     assert CalibrationProfile.load(profile_path).colour_model is not None
+
+
+def test_a_deck_learnt_at_the_table_lies_beside_the_profile_in_the_games_glyph_space(tmp_path, capsys):
+    """``calibrate --deck-image`` learns the faces laid in the scoring zone, with the glyph
+    classifier the game reads with (``[vision] glyph_model``), and keeps them beside the profile,
+    where ``run`` looks."""
+    from test_calibration import CANVAS_PX_PER_MM, mm_to_canvas
+
+    from calibration.profile import deck_beside
+    from calibration.table_view import CARD_MM
+    from models import model_file
+    from referee.render.cards import render_card
+    from referee.render.compose import place, pose_homography
+    from referee.vision.deck import LearntDeck
+    from referee.vision.glyphs import load_glyph_classifier
+
+    other_weights = model_file("lodo/criscard/uno_glyphs.onnx")
+    if not other_weights.is_file():
+        pytest.skip("needs a second glyph classifier (models/lodo/ in a checkout)")
+    faces = ["red-0", "yellow-7", "blue-skip"]
+    canvas = table_canvas()
+    for k, face in enumerate(faces):  # upright, left to right along the scoring zone
+        sprite = render_card(face, design="classic", rng=np.random.default_rng(k))
+        centre = mm_to_canvas(150.0 + 200.0 * k, 437.5)
+        place(canvas, sprite, pose_homography(sprite.size, centre, CARD_MM[1] * CANVAS_PX_PER_MM, 0.0))
+    frame = write(tmp_path / "frame.png", camera_picture(table_canvas()))
+    row = write(tmp_path / "row.png", camera_picture(canvas))
+    config = tmp_path / "referee.toml"
+    config.write_text(f'players = ["Anna", "Ben"]\n[vision]\nglyph_model = "{other_weights}"\n')
+    profile_path = tmp_path / "profile.json"
+    argv = ["calibrate", "--config", str(config), "--image", frame, "--markers", "--table-size", "700x500"]
+    argv += ["--output", str(profile_path), "--deck-image", f"{','.join(faces)}={row}"]
+    assert main(argv) == 0
+    assert f"deck: 3 faces learnt, saved to {deck_beside(profile_path)}" in capsys.readouterr().out
+    deck = LearntDeck.load(deck_beside(profile_path))
+    assert deck.faces == sorted(faces)
+    configured = load_glyph_classifier(other_weights).identity
+    assert deck.glyph_model == configured != load_glyph_classifier(None).identity
