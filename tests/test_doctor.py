@@ -307,3 +307,15 @@ def test_calibrate_run_and_doctor_read_with_the_configured_networks(tmp_path):
     config = config_for(tmp_path, f'[vision]\nglyph_model = "{mine}"\ncentre_model = "none"\n')
     for reader in (configured_reader(config), table_reader(config, tmp_path / "none.json", None)):
         assert reader.glyphs.path == mine and reader.centres is None
+
+
+def test_run_reads_with_the_reader_the_model_check_loaded(ready):
+    """``run`` checks first and then plays: the networks are loaded once, not twice."""
+    loaded = []
+
+    def load(config, profile):
+        loaded.append(FakeReader())
+        return loaded[-1]
+
+    reader = refuse_to_start(ready, fake_devices(load_reader=load), RecordingSpeaker("de"))
+    assert len(loaded) == 1 and reader is loaded[0]

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 from referee.vision.options import add_detector_arguments, add_reader_arguments
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from referee.vision.reader import CardReader
 
 
@@ -154,9 +156,10 @@ def run(args: argparse.Namespace) -> int:
     reader = reader_from_args(args)
     deck = None if faces is None else str(faces.get("deck"))
     if deck in decks_seen(reader):  # a deck's faces are scored by networks that never saw them
-        unseen = [(held, folder) for held, folder in held_out_readers(args) if deck not in decks_seen(held)]
-        if unseen:
-            reader, folder = unseen[0]
+        unseen = ((held, folder) for held, folder in held_out_readers(args) if deck not in decks_seen(held))
+        held_out = next(unseen, None)
+        if held_out is not None:
+            reader, folder = held_out
             print(f"{deck}'s faces are read by the held-out networks in {folder}, which never saw them")
     if args.errors is not None:
         try:
@@ -216,20 +219,19 @@ def decks_seen(reader: CardReader) -> set[str]:
     return seen
 
 
-def held_out_readers(args: argparse.Namespace) -> list[tuple[CardReader, Path]]:
-    """The readers over the ``--held-out-models`` folders, each with its folder: the networks a folder
-    holds, the shipped ones where it holds none (their decks count too: a reader that saw a deck never
-    scores it). None with ``none``, with ``--deck`` (a learnt deck lives in the shipped glyph
-    classifier's space), or in an installed package (it has no held-out folders)."""
+def held_out_readers(args: argparse.Namespace) -> Iterator[tuple[CardReader, Path]]:
+    """The readers over the ``--held-out-models`` folders, each with its folder, loaded as they are
+    asked for: the networks a folder holds, the shipped ones where it holds none (their decks count
+    too: a reader that saw a deck never scores it). None with ``none``, with ``--deck`` (a learnt deck
+    lives in the shipped glyph classifier's space), or in an installed package (no held-out folders)."""
     from models import HELD_OUT_NETWORKS, held_out_folders
     from referee.errors import UserError
     from referee.vision.options import reader_from_args
 
     chosen = args.held_out_models
     if args.deck is not None or (chosen is not None and any(str(c).lower() == "none" for c in chosen)):
-        return []
+        return
     options = dict(zip(("model", "glyph_model", "corner_model"), HELD_OUT_NETWORKS, strict=True))
-    readers = []
     for folder in held_out_folders() if chosen is None else chosen:
         held = {key: folder / name for key, name in options.items() if (folder / name).is_file()}
         if not held:
@@ -240,8 +242,7 @@ def held_out_readers(args: argparse.Namespace) -> list[tuple[CardReader, Path]]:
         shown = folder.resolve()
         if shown.is_relative_to(Path.cwd()):
             shown = shown.relative_to(Path.cwd())
-        readers.append((reader_from_args(argparse.Namespace(**{**vars(args), **held})), shown))
-    return readers
+        yield reader_from_args(argparse.Namespace(**{**vars(args), **held})), shown
 
 
 def run_per_deck(args: argparse.Namespace) -> int:

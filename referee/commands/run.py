@@ -36,7 +36,7 @@ def handle(args: argparse.Namespace) -> int:
     players = config.require_players()
     listen = args.web if args.web is not None else config.web.listen
     address = parse_listen(listen) if listen else None  # a mistyped option first, then the devices
-    refuse_to_start(config)
+    reader = refuse_to_start(config)
     events = open_event_stream(args.events)
     console = sys.stderr if args.events == "-" else sys.stdout
     server = None
@@ -44,7 +44,7 @@ def handle(args: argparse.Namespace) -> int:
         if address is not None:
             server = ScoreboardServer(Scoreboard(players, config.journal.path), *address)
             events = EventSinks(events, server.board)
-        game = open_live_game(config, events=events, console=console)
+        game = open_live_game(config, reader=reader, events=events, console=console)
     except BaseException:
         events.close()
         if server is not None:

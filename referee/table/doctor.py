@@ -103,6 +103,8 @@ class Devices:
     clock: Callable[[], float] = time.perf_counter
     #: What the camera check saw, for the discard-zone check.
     picture: np.ndarray | None = field(default=None, repr=False)
+    #: What the model check loaded, for the game to read with (loading it twice costs seconds on a Pi).
+    reader: ReadsCards | None = field(default=None, repr=False)
 
 
 def run_checks(
@@ -130,11 +132,13 @@ def first_fatal_problem(config: RefereeConfig, devices: Devices | None = None) -
 
 def refuse_to_start(
     config: RefereeConfig, devices: Devices | None = None, speaker: Announcer | None = None
-) -> None:
-    """Raise the first fatal problem as a one-line :class:`UserError`, after saying it at the table."""
+) -> ReadsCards | None:
+    """Raise the first fatal problem as a one-line :class:`UserError`, after saying it at the table;
+    with none, the reader the model check loaded, which the game reads with."""
+    devices = devices or Devices()
     problem = first_fatal_problem(config, devices)
     if problem is None:
-        return
+        return devices.reader
     if speaker is None:
         speaker = _quiet_speaker(config)
     try:
@@ -292,8 +296,9 @@ def _check_speech(config: RefereeConfig, devices: Devices) -> Iterator[Check]:
 def _check_model(
     config: RefereeConfig, profile: CalibrationProfile | None, devices: Devices, fatal_only: bool
 ) -> Check:
+    devices.reader = None
     try:
-        reader = devices.load_reader(config, profile)
+        reader = devices.reader = devices.load_reader(config, profile)
     except UserError as error:
         return Check("model", False, str(error))
     if fatal_only:
