@@ -31,7 +31,23 @@ MIN_INDEX_SCORE = 0.4
 
 
 def index_fields(crop_bgr: np.ndarray, reader: CardReader, card: str = "the card") -> list[np.ndarray]:
-    """The fields around the card's corner indices in a discard-zone crop (BGR crops, one per index).
+    """The fields around the card's corner indices in a discard-zone crop (BGR crops, one per index,
+    :func:`index_boxes`), as the reader's colour model takes them."""
+    return [field for field, _ in _index_samples(crop_bgr, reader, card)]
+
+
+def _index_samples(crop_bgr: np.ndarray, reader: CardReader, card: str) -> list[tuple[np.ndarray, bool]]:
+    """Each corner index's field, and whether it is printed on the card's white face."""
+    from referee.vision.colour import on_white_face
+
+    boxes, margin = index_boxes(crop_bgr, reader, card)
+    return [(reader.colour_model.field(crop_bgr, box, margin), on_white_face(crop_bgr, box)) for box in boxes]
+
+
+def index_boxes(
+    crop_bgr: np.ndarray, reader: CardReader, card: str = "the card"
+) -> tuple[list[tuple[float, float, float, float]], float]:
+    """The card's corner-index boxes in a discard-zone crop, and the margin its field is read with.
 
     The card's symbol is the one the detector is surest of; its largest glyph is left out when it
     is much larger than the others (the classic deck's big numeral in the middle, on a white oval).
@@ -52,7 +68,7 @@ def index_fields(crop_bgr: np.ndarray, reader: CardReader, card: str = "the card
     settings = reader.settings
     corners = [d for d in indices if d.size <= settings.pair_size_ratio * smallest]
     margin = settings.wild_field_margin if symbol in WILD_SYMBOLS else settings.field_margin
-    return [reader.colour_model.field(crop_bgr, d.box, margin) for d in corners]
+    return [d.box for d in corners], margin
 
 
 def colour_model_from_cards(
@@ -70,10 +86,14 @@ def colour_model_from_cards(
     if unknown:
         raise UserError(f"unknown card colour {unknown[0]!r}: use {', '.join(SAMPLE_COLOURS)}")
     samples = {}
+    on_white: list[bool] = []  # red, green and blue indices printed on the face's white (off-brand)
     for colour, picture in pictures.items():
         card = "a wild card" if colour == "black" else f"a {colour} card"
-        samples[colour] = index_fields(view.crop(picture, "discard"), reader, card)
-    model = ColourModel.from_samples(samples, base=reader.colour_model)
+        found = _index_samples(view.crop(picture, "discard"), reader, card)
+        samples[colour] = [field for field, _ in found]
+        if colour in ("red", "green", "blue"):
+            on_white += [white for _, white in found]
+    model = ColourModel.from_samples(samples, base=reader.colour_model, on_white=on_white)
     for colour, fields in samples.items():
         if colour == "black":
             continue

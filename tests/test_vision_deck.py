@@ -329,3 +329,25 @@ def test_a_lone_glyph_only_the_learnt_deck_vouches_for_is_no_card(general, learn
             tmp_path / "sure.onnx", tensor_for_boxes([top, looser], ["3", "5"], scores=[0.12, 0.5])
         )
         assert [card.name for card in with_deck_of(also_sure).read(picture)] == [face]
+
+
+@pytest.mark.parametrize(
+    ("design", "white_faced"), [("offbrand", True), ("recent", False), ("classic", False)]
+)
+def test_a_deck_learns_whether_its_glyphs_lie_on_the_cards_white(general, tmp_path, design, white_faced):
+    """An off-brand print's coloured glyphs lie on the face's white, so its deck's colour model
+    takes a light field for that face under any lamp (model card, thirty-sixth session); a print
+    whose glyphs lie on coloured fields keeps the near-neutral limit, or a washed-out yellow field
+    would be balanced away."""
+    from referee.lab.standin_deck import photograph
+    from referee.render.cards import render_card
+    from referee.vision.colour import FACE_WHITE_TINT, WHITE_INK_TINT
+
+    lamps = np.random.default_rng(3)
+    for face in ("red-8", "yellow-8", "green-8", "blue-8", "red-3", "green-5", "blue-2"):
+        sprite = render_card(face, design, height=420, rng=np.random.default_rng(12))
+        (tmp_path / face).mkdir()
+        cv2.imwrite(str(tmp_path / face / "a.jpg"), photograph(sprite.bgr, sprite.alpha, lamps))
+    deck, _ = learn_deck(tmp_path, general.detect, general.glyphs)
+    assert deck.colours is not None
+    assert deck.colours.face_white_tint == (WHITE_INK_TINT if white_faced else FACE_WHITE_TINT[0])

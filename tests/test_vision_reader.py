@@ -20,7 +20,15 @@ from referee.render.cards import render_card
 from referee.rules.options import Rules
 from referee.vision.backends import load_detector
 from referee.vision.classes import CLASS_NAMES, COLOURS, symbols_in_play
-from referee.vision.colour import BLACK, ColourModel, field_crop, white_gains_at
+from referee.vision.colour import (
+    BLACK,
+    FACE_WHITE_TINT,
+    WHITE_INK_TINT,
+    ColourModel,
+    field_crop,
+    on_white_face,
+    white_gains_at,
+)
 from referee.vision.detection import Detection, box_iou
 from referee.vision.glyphs import GLYPH_CLASSES, GlyphReadings
 from referee.vision.reader import CardReader, ReaderSettings, ReadTrace
@@ -656,6 +664,59 @@ def test_an_off_brand_index_is_balanced_on_the_faces_white():
     centres |= {"green": (184.0, 90.0, 178.0), "blue": (103.0, 113.0, 108.0)}
     learnt = replace(ColourModel.default(), centres=centres, min_chroma=14.0)
     assert learnt.read(learnt.votes(face, index)).colour == "yellow"
+
+
+def _inner_faces(design: str, seed: int) -> dict[str, np.ndarray]:
+    """Each colour's 8 of one rendered print, without the card's outer tenth (as a deck learns it)."""
+    faces = {}
+    for colour in COLOURS:
+        sprite = render_card(f"{colour}-8", design=design, height=200, rng=np.random.default_rng(seed))
+        height, width = sprite.bgr.shape[:2]
+        faces[colour] = sprite.bgr[height // 10 : -height // 10, width // 10 : -width // 10]
+    return faces
+
+
+def _index(face_bgr: tuple[int, int, int], ink_bgr: tuple[int, int, int], lamp: np.ndarray) -> np.ndarray:
+    """An "8" index (box :data:`_INDEX_BOX`) in ``ink_bgr`` on a ``face_bgr`` ground, under ``lamp``."""
+    face = np.full((90, 70, 3), face_bgr, np.uint8)
+    cv2.putText(face, "8", (14, 62), cv2.FONT_HERSHEY_SIMPLEX, 1.6, ink_bgr, 5, cv2.LINE_AA)
+    return np.clip(cv2.GaussianBlur(face, (3, 3), 0) * lamp, 0, 255).astype(np.uint8)
+
+
+_INDEX_BOX = (12, 18, 50, 66)
+_NEUTRAL = np.float32([1.0, 1.0, 1.0])
+
+
+def test_an_index_on_the_cards_white_face_is_told_from_one_on_a_coloured_field():
+    """A coloured glyph on the face's white (an off-brand print) against a white glyph on a coloured
+    field (every other print): what a deck's samples tell about its print."""
+    for lamp in (_NEUTRAL, np.float32([0.77, 1.0, 0.95])):
+        assert on_white_face(_index((236, 236, 236), (45, 40, 200), lamp), _INDEX_BOX)
+        assert not on_white_face(_index((45, 40, 200), (236, 236, 236), lamp), _INDEX_BOX)
+        assert not on_white_face(_index((160, 110, 30), (236, 236, 236), lamp), _INDEX_BOX)
+
+
+def test_a_white_faced_deck_is_balanced_on_its_face_under_a_strong_lamp():
+    """Learnt from a white-faced print, the colour model takes a light field for the face under any
+    lamp, not only under a near-neutral one: a green-cyan cast that tints the face 0.23 no longer
+    out-votes the red ink (the stand-in deck's red 8 read green, model card, thirty-sixth session)."""
+    samples = _inner_faces("offbrand", 12)
+    learnt = ColourModel.from_samples(samples, on_white=[True, True, False])
+    assert learnt.face_white_tint == WHITE_INK_TINT
+    face = _index((236, 236, 236), (45, 40, 200), np.float32([0.77, 1.0, 0.95]))
+    default = ColourModel.default()
+    assert white_gains_at(face, _INDEX_BOX) is None  # the near-neutral limit: too tinted for a face
+    assert default.read(default.votes(face, _INDEX_BOX)).colour != "red"
+    reading = learnt.read(learnt.votes(face, _INDEX_BOX))
+    assert reading.colour == "red" and reading.confidence >= learnt.strong
+    unraised = replace(learnt, face_white_tint=FACE_WHITE_TINT[0])  # the deck's colours, today's limit
+    assert unraised.read(unraised.votes(face, _INDEX_BOX)).colour != "red"
+    assert ColourModel.from_json(learnt.to_json()).face_white_tint == WHITE_INK_TINT
+    # Most indices on coloured fields: a light field may be a washed-out yellow, so the limit stays.
+    assert (
+        ColourModel.from_samples(samples, on_white=[True, False, False]).face_white_tint == FACE_WHITE_TINT[0]
+    )
+    assert ColourModel.from_samples(samples).face_white_tint == FACE_WHITE_TINT[0]
 
 
 def test_black_field_reads_black():

@@ -53,6 +53,15 @@ _LUT_SHIFT = 2  # colour lookup table resolution: 256 >> 2 = 64 levels per chann
 BLACK_LIGHTNESS = 0.5
 
 
+#: A crop whose typical pixel is tinted at most this much ((max − min) / max of its channels) and at
+#: least this share as bright as its brightest tenth lies on a card's white face: a lamp tints white
+#: by 0.1 or so, a pale print colour (a washed-out yellow: 0.3 and more) by far more.
+FACE_WHITE_TINT = (0.2, 0.8)
+
+#: The most a crop's brightest tenth may be tinted and still be a white reference (ink or face).
+WHITE_INK_TINT = 0.55
+
+
 @dataclass(frozen=True)
 class ColourVotes:
     """Pixel counts around one index (or both indices of a card): evidence, not yet a decision."""
@@ -103,6 +112,13 @@ class ColourModel:
     #: tint, a dim room and the lamp's drift. Calibration measures the deck's colours the same way,
     #: so its centres describe the print, not one moment's light.
     auto_white: bool = True
+    #: The most tint a light field may show and still be taken for the card's white face, which is
+    #: balanced to neutral (:data:`FACE_WHITE_TINT`). Where the deck or the calibration shows a
+    #: white-faced print (coloured glyphs on the face's white, as off-brand decks print them), no
+    #: print field is light, so a light field is that face under whatever lamp: :meth:`from_samples`
+    #: raises the limit to :data:`WHITE_INK_TINT`, and a lamp's strong cast is no longer read as the
+    #: card's colour.
+    face_white_tint: float = FACE_WHITE_TINT[0]
 
     def __post_init__(self) -> None:
         missing = [colour for colour in COLOURS if colour not in self.centres]
@@ -115,7 +131,10 @@ class ColourModel:
 
     @classmethod
     def from_samples(
-        cls, samples: Mapping[str, np.ndarray | Sequence[np.ndarray]], base: ColourModel | None = None
+        cls,
+        samples: Mapping[str, np.ndarray | Sequence[np.ndarray]],
+        base: ColourModel | None = None,
+        on_white: Sequence[bool] = (),
     ) -> ColourModel:
         """A model re-centred on pixels sampled under the room's light (what calibration calls).
 
@@ -124,9 +143,14 @@ class ColourModel:
         crops, e.g. the field around each corner index as :meth:`field` takes it (balanced as a
         read balances it; a crop taken otherwise is balanced on its own here). White and black
         pixels among them are ignored. The chroma floor follows the weakest colour seen, the
-        darkness ceiling the black samples.
+        darkness ceiling the black samples. ``on_white``: for each red, green and blue index
+        sampled, whether it is printed on the card's white face (:func:`on_white_face`); where most
+        are, the print is white-faced and :attr:`face_white_tint` is raised.
         """
-        base = base or cls.default()
+        white_faced = 2 * sum(on_white) > len(on_white) > 0
+        base = replace(
+            base or cls.default(), face_white_tint=WHITE_INK_TINT if white_faced else FACE_WHITE_TINT[0]
+        )
         centres: dict[str, tuple[float, float, float]] = {}
         weakest_chroma = np.inf
         whites: list[np.ndarray] = []
@@ -236,7 +260,7 @@ class ColourModel:
         (the same lamp measured at another index, :func:`white_gains_at`; asked only then).
         Calibration samples fields the same way."""
         if self.auto_white:
-            return balanced_field(image_bgr, box, margin, light)
+            return balanced_field(image_bgr, box, margin, light, self.face_white_tint)
         return field_crop(image_bgr, box, margin)
 
     def votes(
@@ -278,7 +302,7 @@ class ColourModel:
 
     def balanced(self, pixels_bgr: np.ndarray) -> np.ndarray:
         """Pixels as this model compares them: scaled so their white ink is neutral (``auto_white``)."""
-        return _balance_to_white(pixels_bgr) if self.auto_white else pixels_bgr
+        return _balance_to_white(pixels_bgr, self.face_white_tint) if self.auto_white else pixels_bgr
 
     def read(self, votes: ColourVotes) -> ColourReading:
         """Decide: black field, one print colour (with a confidence), or no evidence at all."""
@@ -341,20 +365,46 @@ def balanced_field(
     box: tuple[float, ...],
     margin: float = 0.2,
     light: Callable[[], np.ndarray | None] | None = None,
+    face_tint: float = FACE_WHITE_TINT[0],
 ) -> np.ndarray:
     """:func:`field_crop` balanced to the index's white ink, or else to the white around it, or else
     with the gains ``light()`` gives (a new array; a calibration or deck sample is taken so, as
-    :meth:`ColourModel.votes` reads)."""
+    :meth:`ColourModel.votes` reads); ``face_tint``: :attr:`ColourModel.face_white_tint`."""
     crop = field_crop(image_bgr, box, margin)
     if crop.size == 0:
         return crop
-    gains = white_gains_at(image_bgr, box, margin)
+    gains = white_gains_at(image_bgr, box, margin, face_tint)
     if gains is None and light is not None:
         gains = light()
     return _scaled(crop, gains)
 
 
-def white_gains_at(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray | None:
+#: The least share of an index box's inner edge that is as light as the white around it where the
+#: glyph is printed on the card's white face. Measured: 0.4–0.75 on white-faced (off-brand) stand-in
+#: decks; 0.15 and less on prints whose glyphs lie on coloured fields (the recent and classic
+#: stand-ins, criscard's photos), where white ink reaches the box's edge only at its strokes' ends.
+FACE_BACKGROUND_SHARE = 0.3
+
+
+def on_white_face(image_bgr: np.ndarray, box: tuple[float, ...]) -> bool:
+    """Whether the index in ``box`` is a coloured glyph on the card's white face (an off-brand print)
+    rather than a white glyph on a coloured field. A tight index box's inner edge is the glyph's
+    background: on a white face it is mostly as light as the brightest tenth around the index."""
+    inside = field_crop(image_bgr, box, 0.0).astype(np.float32).mean(axis=2)
+    around = field_crop(image_bgr, box).astype(np.float32).mean(axis=2)
+    height, width = inside.shape
+    if height < 5 or width < 5:
+        return False
+    band_y, band_x = max(1, round(0.1 * height)), max(1, round(0.1 * width))
+    edge = np.ones((height, width), bool)
+    edge[band_y : height - band_y, band_x : width - band_x] = False
+    white = float(around[around >= np.percentile(around, 90)].mean())
+    return float((inside[edge] >= FACE_WHITE_TINT[1] * white).mean()) >= FACE_BACKGROUND_SHARE
+
+
+def white_gains_at(
+    image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2, face_tint: float = FACE_WHITE_TINT[0]
+) -> np.ndarray | None:
     """The gains that balance the field around ``box`` (its ink's white, else its card border's
     within :data:`WHITE_REFERENCE_MARGIN`), or None where neither is a white reference: the light of
     the lamp at that index, which another index of the same picture without a white of its own can
@@ -362,9 +412,9 @@ def white_gains_at(image_bgr: np.ndarray, box: tuple[float, ...], margin: float 
     crop = field_crop(image_bgr, box, margin)
     if crop.size == 0:
         return None
-    gains = _white_gains(crop)
+    gains = _white_gains(crop, face_tint)
     if gains is None:
-        gains = _white_gains(field_crop(image_bgr, box, max(margin, WHITE_REFERENCE_MARGIN)))
+        gains = _white_gains(field_crop(image_bgr, box, max(margin, WHITE_REFERENCE_MARGIN)), face_tint)
     return gains
 
 
@@ -376,10 +426,10 @@ WHITE_LEVEL = 240.0
 WHITE_REFERENCE_MARGIN = 0.6
 
 
-def _balance_to_white(crop_bgr: np.ndarray) -> np.ndarray:
+def _balance_to_white(crop_bgr: np.ndarray, face_tint: float = FACE_WHITE_TINT[0]) -> np.ndarray:
     """The crop with its brightest tenth (the index's white ink) scaled to neutral ``WHITE_LEVEL``,
     where that is a white reference (:func:`_white_gains`)."""
-    return _scaled(crop_bgr, _white_gains(crop_bgr))
+    return _scaled(crop_bgr, _white_gains(crop_bgr, face_tint))
 
 
 def _scaled(crop_bgr: np.ndarray, gains: np.ndarray | None) -> np.ndarray:
@@ -390,19 +440,16 @@ def _scaled(crop_bgr: np.ndarray, gains: np.ndarray | None) -> np.ndarray:
     return np.clip(pixels * gains, 0, 255).astype(np.uint8).reshape(crop_bgr.shape)
 
 
-#: A crop whose typical pixel is tinted at most this much ((max − min) / max of its channels) and at
-#: least this share as bright as its brightest tenth lies on a card's white face: a lamp tints white
-#: by 0.1 or so, a pale print colour (a washed-out yellow: 0.3 and more) by far more.
-FACE_WHITE_TINT = (0.2, 0.8)
-
-
-def _white_gains(crop_bgr: np.ndarray, min_level: float = 60.0, max_tint: float = 0.55) -> np.ndarray | None:
+def _white_gains(
+    crop_bgr: np.ndarray, face_tint: float = FACE_WHITE_TINT[0], min_level: float = 60.0
+) -> np.ndarray | None:
     """Per-channel gains that make the crop's brightest tenth a neutral ``WHITE_LEVEL``, or None.
 
     Only where that brightest tenth looks like ink on a card: bright enough, nearly neutral, and
     clearly more neutral or clearly brighter than the crop's typical pixel (a coloured or black
     field), or where the typical pixel is that white itself (an off-brand print's coloured glyph on
-    the face's white, tinted by the lamp: :data:`FACE_WHITE_TINT`). A felt table or a yellow field
+    the face's white, tinted by the lamp at most ``face_tint``: :data:`FACE_WHITE_TINT`, and
+    :attr:`ColourModel.face_white_tint` for a white-faced deck). A felt table or a yellow field
     with no white in view stay as they are, so a print colour is never "balanced" away; the gains
     are limited to 0.5–2.5 per channel.
     """
@@ -416,10 +463,9 @@ def _white_gains(crop_bgr: np.ndarray, min_level: float = 60.0, max_tint: float 
     white = pixels[brightness >= np.percentile(brightness, 90)].mean(axis=0)
     white_tint = (white.max() - white.min()) / max(float(white.max()), 1.0)
     typical_tint, typical_brightness = float(np.median(tint)), float(np.median(brightness))
-    looks_like_ink = white.max() >= min_level and white_tint <= max_tint
+    looks_like_ink = white.max() >= min_level and white_tint <= WHITE_INK_TINT
     stands_out = typical_tint - white_tint >= 0.1 or white.mean() >= 1.25 * typical_brightness
-    tint_limit, brightness_share = FACE_WHITE_TINT
-    on_white = typical_tint <= tint_limit and typical_brightness >= brightness_share * white.mean()
+    on_white = typical_tint <= face_tint and typical_brightness >= FACE_WHITE_TINT[1] * white.mean()
     if not (looks_like_ink and (stands_out or on_white)):
         return None
     return np.clip(WHITE_LEVEL / np.maximum(white, 1.0), 0.5, 2.5)

@@ -1012,7 +1012,7 @@ class _Fields:
 
     def _own_light(self, box: Box) -> np.ndarray | None:
         if box not in self._gains:
-            self._gains[box] = white_gains_at(self.image, box)
+            self._gains[box] = white_gains_at(self.image, box, face_tint=self._model.face_white_tint)
         return self._gains[box]
 
     def _borrowed_light(self, box: Box) -> np.ndarray | None:
