@@ -80,18 +80,18 @@ def colour_model_from_cards(
     from the calibrated camera with that card alone in the discard zone; ``reader`` finds the
     card's indices (its colour model is the base the new one starts from).
     """
-    from referee.vision.colour import ColourModel
+    from referee.vision.colour import DARK_PRINT_COLOURS, ColourModel
 
     unknown = sorted(set(pictures) - set(SAMPLE_COLOURS))
     if unknown:
         raise UserError(f"unknown card colour {unknown[0]!r}: use {', '.join(SAMPLE_COLOURS)}")
     samples = {}
-    on_white: list[bool] = []  # red, green and blue indices printed on the face's white (off-brand)
+    on_white: list[bool] = []  # indices of DARK_PRINT_COLOURS printed on the face's white (off-brand)
     for colour, picture in pictures.items():
         card = "a wild card" if colour == "black" else f"a {colour} card"
         found = _index_samples(view.crop(picture, "discard"), reader, card)
         samples[colour] = [field for field, _ in found]
-        if colour in ("red", "green", "blue"):
+        if colour in DARK_PRINT_COLOURS:
             on_white += [white for _, white in found]
     model = ColourModel.from_samples(samples, base=reader.colour_model, on_white=on_white)
     for colour, fields in samples.items():

@@ -6,6 +6,7 @@ the detections are the renderer's own label boxes, so these tests check the read
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -717,6 +718,13 @@ def test_a_white_faced_deck_is_balanced_on_its_face_under_a_strong_lamp():
         ColourModel.from_samples(samples, on_white=[True, False, False]).face_white_tint == FACE_WHITE_TINT[0]
     )
     assert ColourModel.from_samples(samples).face_white_tint == FACE_WHITE_TINT[0]
+
+
+def test_a_colour_model_saved_before_the_white_face_limit_reads_as_before():
+    """Colour profiles and learnt decks written by earlier versions have no ``face_white_tint``."""
+    saved = json.loads(ColourModel.default().to_json())
+    del saved["face_white_tint"]
+    assert ColourModel.from_json(json.dumps(saved)) == ColourModel.default()
 
 
 def test_black_field_reads_black():

@@ -61,6 +61,10 @@ FACE_WHITE_TINT = (0.2, 0.8)
 #: The most a crop's brightest tenth may be tinted and still be a white reference (ink or face).
 WHITE_INK_TINT = 0.55
 
+#: The print colours whose fields are never as light as a card's white: their indices tell whether a
+#: print's glyphs lie on the white face (:func:`on_white_face`). A yellow field can be that light.
+DARK_PRINT_COLOURS: tuple[str, ...] = ("red", "green", "blue")
+
 
 @dataclass(frozen=True)
 class ColourVotes:
@@ -143,9 +147,10 @@ class ColourModel:
         crops, e.g. the field around each corner index as :meth:`field` takes it (balanced as a
         read balances it; a crop taken otherwise is balanced on its own here). White and black
         pixels among them are ignored. The chroma floor follows the weakest colour seen, the
-        darkness ceiling the black samples. ``on_white``: for each red, green and blue index
-        sampled, whether it is printed on the card's white face (:func:`on_white_face`); where most
-        are, the print is white-faced and :attr:`face_white_tint` is raised.
+        darkness ceiling the black samples. ``on_white``: for each index of
+        :data:`DARK_PRINT_COLOURS` sampled, whether it is printed on the card's white face
+        (:func:`on_white_face`); where most are, the print is white-faced and
+        :attr:`face_white_tint` is raised.
         """
         white_faced = 2 * sum(on_white) > len(on_white) > 0
         base = replace(

@@ -30,7 +30,7 @@ import numpy as np
 
 from referee.errors import UserError
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES, WILD_SYMBOLS
-from referee.vision.colour import BLACK, ColourModel, balanced_field, on_white_face
+from referee.vision.colour import BLACK, DARK_PRINT_COLOURS, ColourModel, balanced_field, on_white_face
 from referee.vision.detection import Detection
 from referee.vision.glyphs import GlyphClassifier
 from referee.vision.reader import ReaderSettings, suppress_duplicates
@@ -285,7 +285,7 @@ class DeckBuilder:
         self.vectors: list[np.ndarray] = []
         self.photos: dict[str, int] = {}
         self.samples: dict[str, list[np.ndarray]] = {}
-        self.on_white: list[bool] = []  # per red, green and blue index: printed on the face's white?
+        self.on_white: list[bool] = []  # per index of DARK_PRINT_COLOURS: printed on the face's white?
 
     def add(self, face: str, image_bgr: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> None:
         """One photo of ``face`` with its corner-index boxes: each glyph learnt at four quarter turns
@@ -300,7 +300,7 @@ class DeckBuilder:
         self.photos[face] = self.photos.get(face, 0) + 1
         colour = BLACK if symbol in WILD_SYMBOLS else face.partition("-")[0]
         self.samples.setdefault(colour, []).extend(balanced_field(image_bgr, box, 0.2) for box in boxes)
-        if colour in ("red", "green", "blue"):  # never light fields; a yellow one can be as light as white
+        if colour in DARK_PRINT_COLOURS:
             self.on_white.extend(on_white_face(image_bgr, box) for box in boxes)
 
     def build(self, problems: list[str]) -> LearntDeck:
