@@ -32,7 +32,7 @@ from referee.vision.colour import (
 )
 from referee.vision.detection import Detection, box_iou
 from referee.vision.glyphs import GLYPH_CLASSES, GlyphReadings
-from referee.vision.reader import CardReader, ReaderSettings, ReadTrace
+from referee.vision.reader import CardReader, ReaderSettings, ReadTrace, _between
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
 
@@ -1068,6 +1068,25 @@ def test_a_corner_whose_colour_drifts_is_still_one_card(reader):
     assert colours == ["yellow", "green"]
     (card,) = reader.cards_from_detections(canvas, [top, bottom])
     assert card.name == "yellow-2" and len(card.indices) == 2
+
+
+def test_fingers_across_a_white_faced_card_do_not_choose_its_colour(reader):
+    """Seen in a filmed game with an off-brand deck: a still hand over a new blue 9, one finger by a
+    corner (that corner read red) and one across the body. The body is the largest look and on a
+    white-faced card holds only the centre glyph's ink, so it no longer decides alone: each of the
+    three looks votes once, and the sure blue corner and the blue ink outvote the skin."""
+    canvas = table(300, 260, colour=(150, 160, 170))
+    top, bottom = paste(canvas, "blue-9", 50, 40, height=200, design="offbrand").indices
+    x1, y1, _, y2 = bottom.box
+    skin = (80, 100, 200)  # BGR
+    cv2.line(canvas, (0, int((y1 + y2) / 2 + 40)), (int(x1 + 8), int((y1 + y2) / 2 + 4)), skin, 34)
+    bx1, by1, bx2, by2 = _between(top, bottom)
+    cv2.line(canvas, (0, int(by1 + 30)), (int((bx1 + bx2) / 2 + 20), int((by1 + by2) / 2)), skin, 30)
+    model = reader.colour_model
+    assert [model.read(model.votes(canvas, d.box)).colour for d in (top, bottom)] == ["blue", "red"]
+    assert model.read(model.votes(canvas, _between(top, bottom), 0.0)).colour == "red"
+    (card,) = reader.cards_from_detections(canvas, [top, bottom])
+    assert card.name == "blue-9" and len(card.indices) == 2
 
 
 def test_neighbours_in_a_fan_of_two_colours_stay_two(reader):

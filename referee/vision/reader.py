@@ -754,7 +754,9 @@ class CardReader:
 
         The symbol: the one both beliefs give at least :attr:`ReaderSettings.consensus_floor` (their
         product's best). The colour: where the corners' colours differ, the card's body between
-        them decides, and must read as one of the two. A wild and a coloured index never pair."""
+        them must read as one of the two, and the three looks vote (:func:`_most_shared`): the body
+        is the largest of them and the one a still hand's finger lies across (on a white-faced card
+        it holds only the centre glyph's ink). A wild and a coloured index never pair."""
         a, b = first.detection, second.detection
         if (first.colour is None) != (second.colour is None):
             return None
@@ -774,10 +776,11 @@ class CardReader:
             symbol = SYMBOL_CLASSES[best]
         colour = first.colour
         if first.colour != second.colour:
-            body = self.colour_model.read(self.colour_model.votes(image_bgr, _between(a, b), 0.0))
+            body_votes = self.colour_model.votes(image_bgr, _between(a, b), 0.0)
+            body = self.colour_model.read(body_votes)
             if body.colour not in (first.colour, second.colour) or body.confidence < self.colour_model.weak:
                 return None
-            colour = body.colour
+            colour = _most_shared((first.colour, second.colour), (first.votes, second.votes, body_votes))
         elif a.class_name == b.class_name:
             return None  # they agree: not paired for a reason (the turn test)
 
@@ -935,6 +938,17 @@ def _most_pairs(candidates: list[_PairCandidate], paired: set[int]) -> list[tupl
         for candidate in taken:
             chosen[(candidate[1], candidate[2])] = candidate
             paired |= {candidate[1], candidate[2]}
+
+
+def _most_shared(colours: tuple[str, str], looks: Sequence[ColourVotes]) -> str:
+    """Of two colours, the one with the larger sum over ``looks`` of its share of each look's
+    coloured pixels: each look votes once, however many pixels it holds."""
+
+    def shares(colour: str) -> float:
+        k = COLOURS.index(colour)
+        return sum(look.colours[k] / look.coloured for look in looks if look.coloured)
+
+    return max(colours, key=shares)
 
 
 def _between(a: Detection, b: Detection) -> Box:
