@@ -33,15 +33,8 @@ MIN_INDEX_SCORE = 0.4
 def index_fields(crop_bgr: np.ndarray, reader: CardReader, card: str = "the card") -> list[np.ndarray]:
     """The fields around the card's corner indices in a discard-zone crop (BGR crops, one per index,
     :func:`index_boxes`), as the reader's colour model takes them."""
-    return [field for field, _ in _index_samples(crop_bgr, reader, card)]
-
-
-def _index_samples(crop_bgr: np.ndarray, reader: CardReader, card: str) -> list[tuple[np.ndarray, bool]]:
-    """Each corner index's field, and whether it is printed on the card's white face."""
-    from referee.vision.colour import on_white_face
-
     boxes, margin = index_boxes(crop_bgr, reader, card)
-    return [(reader.colour_model.field(crop_bgr, box, margin), on_white_face(crop_bgr, box)) for box in boxes]
+    return [reader.colour_model.field(crop_bgr, box, margin) for box in boxes]
 
 
 def index_boxes(
@@ -80,7 +73,7 @@ def colour_model_from_cards(
     from the calibrated camera with that card alone in the discard zone; ``reader`` finds the
     card's indices (its colour model is the base the new one starts from).
     """
-    from referee.vision.colour import DARK_PRINT_COLOURS, ColourModel
+    from referee.vision.colour import DARK_PRINT_COLOURS, ColourModel, on_white_face
 
     unknown = sorted(set(pictures) - set(SAMPLE_COLOURS))
     if unknown:
@@ -89,10 +82,11 @@ def colour_model_from_cards(
     on_white: list[bool] = []  # indices of DARK_PRINT_COLOURS printed on the face's white (off-brand)
     for colour, picture in pictures.items():
         card = "a wild card" if colour == "black" else f"a {colour} card"
-        found = _index_samples(view.crop(picture, "discard"), reader, card)
-        samples[colour] = [field for field, _ in found]
+        crop = view.crop(picture, "discard")
+        boxes, margin = index_boxes(crop, reader, card)
+        samples[colour] = [reader.colour_model.field(crop, box, margin) for box in boxes]
         if colour in DARK_PRINT_COLOURS:
-            on_white += [white for _, white in found]
+            on_white += [on_white_face(crop, box) for box in boxes]
     model = ColourModel.from_samples(samples, base=reader.colour_model, on_white=on_white)
     for colour, fields in samples.items():
         if colour == "black":

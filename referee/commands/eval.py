@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         "imgsz": reader.detector.imgsz,
         "conf": args.conf,
         "true_boxes": args.true_boxes,
-        "faces": None if faces is None else {**faces, "seen": str(faces.get("deck")) in decks_seen(reader)},
+        "faces": None if faces is None else {**faces, "seen": deck in decks_seen(reader)},
         "typefaces": dataset_typefaces(args.folder),
         **evaluation.to_json(),
     }
