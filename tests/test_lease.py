@@ -82,3 +82,15 @@ def test_the_lease_scripts_parse(script: str) -> None:
         ["bash", "-n", str(REPO / "referee" / "lab" / script)], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_a_photographed_deck_travels_whole_under_its_name(tmp_path: Path) -> None:
+    deck = tmp_path / "uno-cards-crafted"
+    (deck / "images").mkdir(parents=True)
+    (deck / "images" / "0.jpg").write_bytes(b"jpg")
+    (deck / "labels.jsonl").write_text('{"image": "images/0.jpg", "card": "red-7"}\n')
+    pack(tmp_path / "pack", fonts=[str(FACE)], roboflow=None, train=0, val=0, faces=deck)
+    carried = tmp_path / "pack" / "uno-cards-crafted" / "labels.jsonl"
+    assert carried.read_text() == (deck / "labels.jsonl").read_text()
+    with pytest.raises(UserError, match=r"holds no labels\.jsonl"):
+        pack(tmp_path / "other", fonts=[str(FACE)], roboflow=None, train=0, val=0, faces=deck / "images")

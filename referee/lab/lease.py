@@ -102,9 +102,15 @@ def pack(
     size: int = 320,
     quality: int = 78,
     seed: int = 5,
+    faces: Path | None = None,
 ) -> dict[str, int]:
-    """Fill ``out`` with ``fonts/`` (subset faces) and ``uno-cards-roboflow/`` (shrunk sample); the
-    Roboflow folder keeps its name, since the deck's name is what the training records as seen."""
+    """Fill ``out`` with ``fonts/`` (subset faces), ``uno-cards-roboflow/`` (shrunk sample) and a
+    photographed deck's face folder (``faces``, copied whole: ``lease_train.sh`` deals it into scenes
+    with ``FACES=``). Each deck's folder keeps its name, since that is what the training records as seen."""
+    if faces is not None:
+        if not (faces / "labels.jsonl").is_file():
+            raise UserError(f"{faces} holds no labels.jsonl: point --faces at a photographed deck's folder")
+        shutil.copytree(faces, out / faces.resolve().name, dirs_exist_ok=True)
     font_bytes = sum(subset_font(Path(face), out / "fonts" / Path(face).name) for face in fonts)
     photos = {"train": 0, "valid": 0}
     if roboflow is not None:
@@ -125,6 +131,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--val", type=int, default=60, help="Roboflow validation photos (default 60)")
     parser.add_argument("--size", type=int, default=320, help="photo side in pixels (the training size)")
     parser.add_argument("--quality", type=int, default=78, help="JPEG quality of the shrunk photos")
+    parser.add_argument(
+        "--faces",
+        type=Path,
+        help="a photographed deck's face folder to carry (../shared/data/uno-cards-criscard)",
+    )
     args = parser.parse_args(argv)
     installed = [face for face in numeral_fonts() if Path(face).is_absolute()]
     try:
@@ -132,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UserError("no numeral faces are installed: install the font packages the model card lists")
         summary = pack(
             args.out, fonts=installed, roboflow=args.roboflow, train=args.train, val=args.val,
-            size=args.size, quality=args.quality,
+            size=args.size, quality=args.quality, faces=args.faces,
         )  # fmt: skip
     except UserError as error:
         print(f"lease: error: {error}", file=sys.stderr)

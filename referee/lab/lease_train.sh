@@ -19,6 +19,10 @@ BUDGET=${BUDGET:-560}           # seconds for the whole script
 MAIN=${MAIN:-26000}             # first chunk of training-mix scenes
 NEG=${NEG:-6000}                # clutter-only scenes
 MORE=${MORE:-16000}             # second chunk if rendering was quick (0: none)
+# A photographed deck's face folder (packed by `python -m referee.lab.lease --faces`), dealt into FACES_COUNT more
+# training scenes and mixed in (referee.lab.mix_sets): the run then records that deck as seen. FACES= (empty): none.
+FACES=${FACES-}
+FACES_COUNT=${FACES_COUNT:-0}
 DEVICE=${DEVICE:-0}
 BATCH=${BATCH:-128}
 WORKERS=${WORKERS:-14}
@@ -71,12 +75,22 @@ for copy in 2 3; do
     cp "$DATA/labels/train/$stem.txt" "$DATA/labels/train/x${copy}${stem}.txt"
   done
 done
-log "train images: $(ls "$DATA"/images/train | wc -l), val: $(ls "$DATA"/images/val | wc -l)"
+TRAIN_SET=$DATA
+DEALT=0
+if [ -n "$FACES" ] && [ "$FACES_COUNT" -gt 0 ]; then
+  log "render scenes dealt $FACES"
+  $PY -m referee.render.dataset "$DATA-faces" --faces "$FACES" --count "$FACES_COUNT" --seed $((SEED + 3)) --size 320 --val-fraction 0 --workers "$NPROC" > /tmp/render4.log 2>&1 || { tail -5 /tmp/render4.log; exit 8; }
+  tail -c 300 /tmp/render4.log
+  $PY -m referee.lab.mix_sets "$DATA-mixed" "$DATA" "$DATA-faces" || exit 9
+  TRAIN_SET=$DATA-mixed
+  DEALT=$(ls "$DATA-faces"/images/train | wc -l)
+fi
+log "train images: $(ls "$DATA"/images/train | wc -l) + $DEALT dealt a photographed deck, val: $(ls "$DATA"/images/val | wc -l)"
 LEFT=$((BUDGET - $(el)))
 HOURS=$($PY -c "print(round(($LEFT - 50) / 3600, 4))")
 log "training for $HOURS h"
 train() {
-  timeout $((BUDGET - $(el) - 12)) $PY -m referee.lab.training "$DATA/data.yaml" --name det-gpu --runs "$RUNS" \
+  timeout $((BUDGET - $(el) - 12)) $PY -m referee.lab.training "$TRAIN_SET/data.yaml" --name det-gpu --runs "$RUNS" \
     ${START:+--weights "$START"} --epochs "$EPOCHS" --hours "$1" --imgsz 320 \
     --batch "$2" --workers "$3" --device "$DEVICE" --lr0 "$LR0" --close-mosaic 3 > "$OUT/train.log" 2>&1
 }

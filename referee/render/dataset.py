@@ -438,7 +438,11 @@ def run(args: argparse.Namespace) -> int:
     yaml_path = write_data_yaml(out, faces, args.roboflow, held_out)
     dealt = (
         f"faces: {faces.photo_count} photos of {len(faces.photos)} cards of {faces.deck} "
-        "(an evaluation set: score this deck only with models that never trained on it)"
+        + (
+            "(an evaluation set: score this deck only with models that never trained on it)"
+            if args.val_fraction == 1
+            else "(a network trained on these scenes has seen this deck; data.yaml records it)"
+        )
         if faces is not None
         else f"numerals in {typefaces_record()['faces']} held-out faces (an evaluation set: no network "
         "trains on them)"
