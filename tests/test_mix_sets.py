@@ -27,8 +27,8 @@ def test_the_mix_lists_every_training_folder_and_every_deck_seen(tmp_path: Path)
     rendered = _set(tmp_path / "rendered", ["uno-cards-roboflow"])
     dealt = _set(tmp_path / "dealt", ["uno-cards-criscard"])
     data = yaml.safe_load(mix(tmp_path / "mixed", [rendered, dealt]).read_text())
-    assert data["train"] == [str(rendered / "images" / "train"), str(dealt / "images" / "train")]
-    assert data["val"] == str(rendered / "images" / "val")
+    assert data["train"] == [str((folder / "images" / "train").resolve()) for folder in (rendered, dealt)]
+    assert data["val"] == str((rendered / "images" / "val").resolve())
     assert data["decks_seen"] == ["uno-cards-criscard", "uno-cards-roboflow"]
     assert dataset_decks(tmp_path / "mixed" / "data.yaml") == ["uno-cards-criscard", "uno-cards-roboflow"]
     assert len(data["names"]) == 22
@@ -55,6 +55,9 @@ def test_scenes_dealt_a_real_deck_make_a_training_set_that_has_seen_it(
     faces = ["--faces", str(shared / "data" / "uno-cards-criscard"), "--val-fraction", "0"]
     assert cli(["dataset", str(tmp_path / "dealt"), "--count", "2", *faces, *common]) == 0
     assert "a network trained on these scenes has seen this deck" in capsys.readouterr().out
+    assert yaml.safe_load((tmp_path / "dealt" / "data.yaml").read_text())["faces"]["use"].startswith(
+        "training"
+    )
     assert len(list((tmp_path / "dealt" / "images" / "train").glob("*.jpg"))) == 2
     path = mix(tmp_path / "mixed", [tmp_path / "rendered", tmp_path / "dealt"])
     assert dataset_decks(path) == ["uno-cards-criscard"]

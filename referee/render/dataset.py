@@ -57,6 +57,9 @@ FACES_USE = (
     "evaluation only: a deck whose faces are in a training set is no longer unseen; score this deck "
     "only with models that never trained on it"
 )
+#: … and about such scenes rendered for training (``--val-fraction`` below 1, mixed in by
+#: :mod:`referee.lab.mix_sets`).
+FACES_TRAINING_USE = "training: a network trained on these scenes has seen this deck"
 #: What ``data.yaml`` says about a set retyped in the held-out typefaces.
 TYPEFACES_USE = (
     "evaluation only: numerals in typefaces no network trains on (referee.render.glyphs.HELD_OUT_FAMILIES), "
@@ -299,14 +302,14 @@ def copy_roboflow(root: Path, out: Path, counts: dict[str, int], seed: int) -> d
     return copied
 
 
-def faces_record(faces: PhotoFaces) -> dict[str, object]:
+def faces_record(faces: PhotoFaces, training: bool = False) -> dict[str, object]:
     """What ``data.yaml`` records of a photographed deck: which deck, where, how many faces, what for."""
     return {
         "deck": faces.deck,
         "folder": str(faces.folder.resolve()),
         "photos": faces.photo_count,
         "cards": len(faces.photos),
-        "use": FACES_USE,
+        "use": FACES_TRAINING_USE if training else FACES_USE,
     }
 
 
@@ -350,6 +353,7 @@ def write_data_yaml(
     faces: PhotoFaces | None = None,
     photos_of: Path | None = None,
     held_out_typefaces: bool = False,
+    faces_for_training: bool = False,
 ) -> Path:
     """The ultralytics dataset file: absolute ``path``, split folders, our class names (and the
     photographed deck, for a set dealt with one; the held-out typefaces, for a set retyped in them).
@@ -377,7 +381,7 @@ def write_data_yaml(
     if decks:
         data["decks_seen"] = sorted(decks)
     if faces is not None:
-        data["faces"] = faces_record(faces)
+        data["faces"] = faces_record(faces, faces_for_training)
     if held_out_typefaces:
         data["typefaces"] = typefaces_record()
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
@@ -435,13 +439,14 @@ def run(args: argparse.Namespace) -> int:
         }
         counts = roboflow_counts(synthetic["train"], synthetic["val"], args.roboflow_share, available)
         mixed = copy_roboflow(args.roboflow, out, counts, args.seed)
-    yaml_path = write_data_yaml(out, faces, args.roboflow, held_out)
+    for_training = args.val_fraction < 1
+    yaml_path = write_data_yaml(out, faces, args.roboflow, held_out, faces_for_training=for_training)
     dealt = (
         f"faces: {faces.photo_count} photos of {len(faces.photos)} cards of {faces.deck} "
         + (
-            "(an evaluation set: score this deck only with models that never trained on it)"
-            if args.val_fraction == 1
-            else "(a network trained on these scenes has seen this deck; data.yaml records it)"
+            f"({FACES_TRAINING_USE}; data.yaml records it)"
+            if for_training
+            else "(an evaluation set: score this deck only with models that never trained on it)"
         )
         if faces is not None
         else f"numerals in {typefaces_record()['faces']} held-out faces (an evaluation set: no network "
