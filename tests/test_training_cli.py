@@ -108,3 +108,32 @@ def test_a_run_records_its_data_decks_and_its_starts(monkeypatch: pytest.MonkeyP
     with pytest.raises(UserError, match=r"start\.pt trained on is not recorded"):
         training.train(data, name="r2", runs=tmp_path / "runs", weights=start, epochs=1)
     assert trained == {}
+
+
+@pytest.mark.parametrize(("hours", "budget"), [([], {}), (["--hours", "1.5"], {"time": 1.5})])
+def test_a_resumed_run_keeps_its_schedule_unless_given_new_hours(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, hours: list[str], budget: dict[str, float]
+) -> None:
+    calls: list[dict[str, Any]] = []
+
+    class _ResumingYolo(_FakeYolo):
+        def add_callback(self, *_: Any) -> None:
+            pass
+
+        def train(self, **kwargs: Any) -> None:
+            calls.append(kwargs)
+
+    monkeypatch.setattr(training, "prepare_offline", lambda folder: None)
+    monkeypatch.setattr(training, "_import_ultralytics", lambda: type("U", (), {"YOLO": _ResumingYolo}))
+    weights = tmp_path / "runs" / "e2" / "weights"
+    weights.mkdir(parents=True)
+    (weights / "last.pt").write_bytes(b"pt")
+    data = tmp_path / "data.yaml"
+    data.write_text("train: x\n")
+    parser = argparse.ArgumentParser()
+    training.add_arguments(parser)
+    args = parser.parse_args(
+        [str(data), "--resume", "--name", "e2", "--runs", str(tmp_path / "runs"), *hours]
+    )
+    assert training.run(args) == 0
+    assert calls == [{"resume": True, "workers": 2, "device": "cpu", **budget}]

@@ -199,7 +199,9 @@ def train(
             raise UserError(f"nothing to resume: {last} does not exist (train without --resume first)")
         model = ultralytics.YOLO(str(last))
         model.add_callback("on_pretrain_routine_end", _cpu_threads(threads))
-        model.train(resume=True, workers=workers, device=device)
+        # A resumed run keeps its schedule; only its time budget may change (hours from now).
+        budget: dict[str, Any] = {"time": hours} if hours else {}
+        model.train(resume=True, workers=workers, device=device, **budget)
     else:
         if weights is not None and not weights.is_file():
             raise UserError(f"checkpoint {weights} not found: pass one of our .pt files, or drop --weights")
@@ -303,7 +305,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default="uno-cards", help="run name under --runs (default: uno-cards)")
     parser.add_argument("--runs", type=Path, default=DEFAULT_RUNS, help="folder for runs and checkpoints")
     parser.add_argument("--epochs", type=int, default=60)
-    parser.add_argument("--hours", type=float, help="fit the schedule into this many hours instead of epochs")
+    parser.add_argument(
+        "--hours",
+        type=float,
+        help="fit the schedule into this many hours instead of epochs (with --resume: hours from now)",
+    )
     parser.add_argument("--imgsz", type=int, default=320)
     parser.add_argument(
         "--architecture", choices=sorted(ARCHITECTURES), default="yolo11n", help="network (default yolo11n)"
@@ -340,7 +346,7 @@ def run(args: argparse.Namespace) -> int:
     if args.export_only:
         best = args.export_only
     elif args.resume:
-        best = train(args.data or _last_data(args.runs / args.name), resume=True, **common)
+        best = train(args.data or _last_data(args.runs / args.name), resume=True, hours=args.hours, **common)
     elif args.data is None:
         raise UserError("name the dataset's data.yaml (or use --resume / --export-only PT)")
     else:
