@@ -80,43 +80,12 @@ def test_export_refuses_a_checkpoint_whose_decks_are_not_recorded(
     assert not (tmp_path / "m.onnx").exists()
 
 
-def test_a_run_records_its_data_decks_and_its_starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    data = tmp_path / "data.yaml"
-    data.write_text("path: x\ndecks_seen: [deck-a]\n")
-    start = tmp_path / "start.pt"
-    start.write_bytes(b"pt")
-    write_record(start.with_suffix(".decks.json"), ["deck-b"])
-    trained: dict[str, Any] = {}
-
-    class Yolo(_FakeYolo):
-        def add_callback(self, *_: Any) -> None:
-            pass
-
-        def train(self, **kwargs: Any) -> None:
-            trained.update(kwargs)
-
-    monkeypatch.setattr(training, "prepare_offline", lambda folder: None)
-    monkeypatch.setattr(training, "_import_ultralytics", lambda: type("U", (), {"YOLO": Yolo}))
-    monkeypatch.setattr(training, "model_definition", lambda *_: tmp_path / "net.yaml")
-    training.train(data, name="r", runs=tmp_path / "runs", weights=start, epochs=1)
-    assert trained["data"] == str(data.resolve())
-    best = tmp_path / "runs" / "r" / "weights" / "best.pt"  # where ultralytics writes it
-    assert checkpoint_decks(best) == ["deck-a", "deck-b"]
-    # A start whose history nobody wrote down is refused before any training.
-    start.with_suffix(".decks.json").unlink()
-    trained.clear()
-    with pytest.raises(UserError, match=r"start\.pt trained on is not recorded"):
-        training.train(data, name="r2", runs=tmp_path / "runs", weights=start, epochs=1)
-    assert trained == {}
-
-
-@pytest.mark.parametrize(("hours", "budget"), [([], {}), (["--hours", "1.5"], {"time": 1.5})])
-def test_a_resumed_run_keeps_its_schedule_unless_given_new_hours(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, hours: list[str], budget: dict[str, float]
-) -> None:
+@pytest.fixture
+def trainings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, Any]]:
+    """The arguments of every ``YOLO.train`` call, ultralytics replaced by a fake that records them."""
     calls: list[dict[str, Any]] = []
 
-    class _ResumingYolo(_FakeYolo):
+    class Recording(_FakeYolo):
         def add_callback(self, *_: Any) -> None:
             pass
 
@@ -124,7 +93,53 @@ def test_a_resumed_run_keeps_its_schedule_unless_given_new_hours(
             calls.append(kwargs)
 
     monkeypatch.setattr(training, "prepare_offline", lambda folder: None)
-    monkeypatch.setattr(training, "_import_ultralytics", lambda: type("U", (), {"YOLO": _ResumingYolo}))
+    monkeypatch.setattr(training, "_import_ultralytics", lambda: type("U", (), {"YOLO": Recording}))
+    monkeypatch.setattr(training, "model_definition", lambda *_: tmp_path / "net.yaml")
+    return calls
+
+
+def _start(tmp_path: Path) -> tuple[Path, Path]:
+    """A dataset that saw deck-a and a start checkpoint that saw deck-b."""
+    data = tmp_path / "data.yaml"
+    data.write_text("path: x\ndecks_seen: [deck-a]\n")
+    start = tmp_path / "start.pt"
+    start.write_bytes(b"pt")
+    write_record(start.with_suffix(".decks.json"), ["deck-b"])
+    return data, start
+
+
+def test_a_run_records_its_data_decks_and_its_starts(trainings: list[dict[str, Any]], tmp_path: Path) -> None:
+    data, start = _start(tmp_path)
+    training.train(data, name="r", runs=tmp_path / "runs", weights=start, epochs=1)
+    assert trainings[0]["data"] == str(data.resolve())
+    best = tmp_path / "runs" / "r" / "weights" / "best.pt"  # where ultralytics writes it
+    assert checkpoint_decks(best) == ["deck-a", "deck-b"]
+    # A start whose history nobody wrote down is refused before any training.
+    start.with_suffix(".decks.json").unlink()
+    with pytest.raises(UserError, match=r"start\.pt trained on is not recorded"):
+        training.train(data, name="r2", runs=tmp_path / "runs", weights=start, epochs=1)
+    assert len(trainings) == 1
+
+
+def test_a_fine_tune_warms_up_briefly_with_its_biases_at_the_start_rate(
+    trainings: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    data, start = _start(tmp_path)
+    training.train(data, name="tune", runs=tmp_path / "runs", weights=start, hours=2.0, lr0=0.0003)
+    training.train(data, name="scratch", runs=tmp_path / "runs", epochs=60)
+    tune, scratch = trainings
+    assert tune["warmup_bias_lr"] == pytest.approx(0.0003)
+    assert tune["warmup_epochs"] == training.FINE_TUNE_WARMUP_EPOCHS
+    assert tune["time"] == 2.0
+    # From scratch, ultralytics' own warm-up stands (3 epochs of 60, its bias rate).
+    assert scratch["warmup_epochs"] == 3.0
+    assert "warmup_bias_lr" not in scratch
+
+
+@pytest.mark.parametrize(("hours", "budget"), [([], {}), (["--hours", "1.5"], {"time": 1.5})])
+def test_a_resumed_run_keeps_its_schedule_unless_given_new_hours(
+    trainings: list[dict[str, Any]], tmp_path: Path, hours: list[str], budget: dict[str, float]
+) -> None:
     weights = tmp_path / "runs" / "e2" / "weights"
     weights.mkdir(parents=True)
     (weights / "last.pt").write_bytes(b"pt")
@@ -136,4 +151,4 @@ def test_a_resumed_run_keeps_its_schedule_unless_given_new_hours(
         [str(data), "--resume", "--name", "e2", "--runs", str(tmp_path / "runs"), *hours]
     )
     assert training.run(args) == 0
-    assert calls == [{"resume": True, "workers": 2, "device": "cpu", **budget}]
+    assert trainings == [{"resume": True, "workers": 2, "device": "cpu", **budget}]

@@ -50,6 +50,8 @@ AUGMENTATION: dict[str, float] = {
 
 #: AdamW's start rate for a run from scratch (the GPU schedule); a fine-tune passes less.
 START_RATE = 0.002
+#: Epochs of warm-up for a fine-tune from our weights (ultralytics takes at least 100 batches).
+FINE_TUNE_WARMUP_EPOCHS = 0.3
 
 
 #: Architectures by name: YOLO11's layer graph at a (depth, width, max channels) scale. ``yolo11-pico``
@@ -238,6 +240,13 @@ def train(
             "warmup_epochs": min(3.0, max(0.3, epochs / 10)),
             **AUGMENTATION,
         }
+        if weights is not None:
+            # A fine-tune starts from learnt weights. ultralytics' default warm-up (made for SGD from
+            # scratch) trains the biases at up to 0.1, some 300 x lr0, for as long as it lasts (three
+            # epochs when --hours leaves the epochs at 60): the s37 CPU fine-tunes' biases ran at 0.067
+            # and 0.034 in their first two epochs (results.csv, lr/pg2). A short warm-up at lr0 instead.
+            arguments["warmup_epochs"] = FINE_TUNE_WARMUP_EPOCHS
+            arguments["warmup_bias_lr"] = lr0
         if hours:
             arguments["time"] = hours
         model.train(**arguments)
