@@ -136,6 +136,35 @@ def test_a_fine_tune_warms_up_briefly_with_its_biases_at_the_start_rate(
     assert "warmup_bias_lr" not in scratch
 
 
+def test_a_fine_tune_can_keep_its_backbone_and_a_run_from_scratch_cannot(
+    trainings: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, start = _start(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    parser = argparse.ArgumentParser()
+    training.add_arguments(parser)
+    runs = str(tmp_path / "runs")
+    assert (
+        training.run(
+            parser.parse_args([str(data), "--runs", runs, "--weights", str(start), "--freeze", "11"])
+        )
+        == 0
+    )
+    assert (
+        training.run(
+            parser.parse_args([str(data), "--runs", runs, "--name", "free", "--weights", str(start)])
+        )
+        == 0
+    )
+    kept, free = trainings
+    assert kept["freeze"] == 11
+    assert "freeze" not in free  # ultralytics' default: every layer learns
+    # Frozen layers of a network that never learnt anything would stay random: refused, in one line.
+    with pytest.raises(UserError, match="--freeze keeps learnt layers fixed"):
+        training.train(data, name="scratch", runs=tmp_path / "runs", freeze=11)
+    assert len(trainings) == 2
+
+
 @pytest.mark.parametrize(("hours", "budget"), [([], {}), (["--hours", "1.5"], {"time": 1.5})])
 def test_a_resumed_run_keeps_its_schedule_unless_given_new_hours(
     trainings: list[dict[str, Any]], tmp_path: Path, hours: list[str], budget: dict[str, float]

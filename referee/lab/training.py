@@ -187,8 +187,14 @@ def train(
     threads: int = os.cpu_count() or 1,
     lr0: float = START_RATE,
     close_mosaic: int | None = None,
+    freeze: int = 0,
 ) -> Path:
-    """Train (or resume) a detector from scratch; returns the path of the best checkpoint."""
+    """Train (or resume) a detector from scratch; returns the path of the best checkpoint.
+
+    ``freeze``: a fine-tune keeps its first this many layers as they are (11: YOLO11's backbone,
+    layers 0-10), so it adapts the neck and head to the new data without unlearning what the
+    backbone learnt from data it no longer sees.
+    """
     if not data.is_file():
         raise UserError(f"dataset description {data} not found: make one with `uno-referee dataset OUT`")
     prepare_offline(runs / ".ultralytics")
@@ -207,6 +213,8 @@ def train(
     else:
         if weights is not None and not weights.is_file():
             raise UserError(f"checkpoint {weights} not found: pass one of our .pt files, or drop --weights")
+        if freeze and weights is None:
+            raise UserError("--freeze keeps learnt layers fixed: start from a checkpoint with --weights")
         # What the run sees is recorded first: a start whose history is unknown fails here, not
         # after hours of training (referee.lab.provenance).
         record_run(runs / name, data, weights)
@@ -247,6 +255,8 @@ def train(
             # and 0.034 in their first two epochs (results.csv, lr/pg2). A short warm-up at lr0 instead.
             arguments["warmup_epochs"] = FINE_TUNE_WARMUP_EPOCHS
             arguments["warmup_bias_lr"] = lr0
+        if freeze:
+            arguments["freeze"] = freeze
         if hours:
             arguments["time"] = hours
         model.train(**arguments)
@@ -330,6 +340,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--close-mosaic", type=int, help="epochs at the end without mosaic (default: the last quarter)"
     )
+    parser.add_argument(
+        "--freeze",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --weights: keep the first N layers fixed (11: the whole backbone)",
+    )
     parser.add_argument("--device", default="cpu", help="cpu, or a CUDA index such as 0")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
@@ -370,6 +387,7 @@ def run(args: argparse.Namespace) -> int:
             architecture=args.architecture,
             lr0=args.lr0,
             close_mosaic=args.close_mosaic,
+            freeze=args.freeze,
             **common,
         )
     if not args.export_only:
