@@ -137,25 +137,16 @@ def test_a_fine_tune_warms_up_briefly_with_its_biases_at_the_start_rate(
 
 
 def test_a_fine_tune_can_keep_its_backbone_and_a_run_from_scratch_cannot(
-    trainings: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    trainings: list[dict[str, Any]], tmp_path: Path
 ) -> None:
     data, start = _start(tmp_path)
-    monkeypatch.chdir(tmp_path)
     parser = argparse.ArgumentParser()
     training.add_arguments(parser)
     runs = str(tmp_path / "runs")
-    assert (
-        training.run(
-            parser.parse_args([str(data), "--runs", runs, "--weights", str(start), "--freeze", "11"])
-        )
-        == 0
-    )
-    assert (
-        training.run(
-            parser.parse_args([str(data), "--runs", runs, "--name", "free", "--weights", str(start)])
-        )
-        == 0
-    )
+    kept_args = parser.parse_args([str(data), "--runs", runs, "--weights", str(start), "--freeze", "11"])
+    free_args = parser.parse_args([str(data), "--runs", runs, "--name", "free", "--weights", str(start)])
+    assert training.run(kept_args) == 0
+    assert training.run(free_args) == 0
     kept, free = trainings
     assert kept["freeze"] == 11
     assert "freeze" not in free  # ultralytics' default: every layer learns

@@ -244,17 +244,17 @@ def train(
             "cache": cache,
             # The last quarter sees whole, unmixed scenes (or as many epochs as asked for).
             "close_mosaic": close_mosaic if close_mosaic is not None else max(1, min(10, epochs // 4)),
-            # ultralytics warms up for 3 epochs: half of a short CPU schedule at a near-zero rate.
-            "warmup_epochs": min(3.0, max(0.3, epochs / 10)),
             **AUGMENTATION,
         }
-        if weights is not None:
+        if weights is None:
+            # ultralytics warms up for 3 epochs: half of a short CPU schedule at a near-zero rate.
+            arguments["warmup_epochs"] = min(3.0, max(0.3, epochs / 10))
+        else:
             # A fine-tune starts from learnt weights. ultralytics' default warm-up (made for SGD from
             # scratch) trains the biases at up to 0.1, some 300 x lr0, for as long as it lasts (three
             # epochs when --hours leaves the epochs at 60): the s37 CPU fine-tunes' biases ran at 0.067
             # and 0.034 in their first two epochs (results.csv, lr/pg2). A short warm-up at lr0 instead.
-            arguments["warmup_epochs"] = FINE_TUNE_WARMUP_EPOCHS
-            arguments["warmup_bias_lr"] = lr0
+            arguments |= {"warmup_epochs": FINE_TUNE_WARMUP_EPOCHS, "warmup_bias_lr": lr0}
         if freeze:
             arguments["freeze"] = freeze
         if hours:
