@@ -10,6 +10,7 @@ import pytest
 from test_vision_reader import paste, table
 
 from referee.cli import main
+from referee.commands.eval import index_symbols_line
 from referee.errors import UserError
 from referee.lab.evaluate import (
     BACKGROUND,
@@ -351,7 +352,10 @@ def test_true_boxes_score_the_reader_alone(tmp_path, capsys, roboflow_folder):
     assert main([*arguments, "--true-boxes"]) == 0
     report = json.loads((tmp_path / "r/report.json").read_text())
     assert report["true_boxes"] and report["boxes"]["overall"]["f1"] == 1.0
-    assert "labelled boxes (reader alone)" in capsys.readouterr().out
+    # Each labelled index is scored by the card the reader read over it (no colour labels here).
+    assert report["index_symbols"]["indices"] == report["boxes"]["overall"]["truth"]
+    out = capsys.readouterr().out
+    assert "labelled boxes (reader alone)" in out and "symbols read at labelled indices" in out
 
 
 def test_named_cards_score_top1_per_card_colour_and_symbol():
@@ -370,6 +374,29 @@ def test_named_cards_score_top1_per_card_colour_and_symbol():
         ("green-2", "green-3"),
         ("wild", "nothing"),
     }
+
+
+def test_every_labelled_index_of_an_unlabelled_photo_scores_the_symbol_read_over_it():
+    """A real deck's YOLO folder labels symbols, not colours: each index is scored by the symbol of the
+    card read over it, whatever its colour, so every index of every photo counts per symbol."""
+    evaluation = Evaluation()
+    three, eight, draw4, cb = (CLASS_NAMES.index(name) for name in ("3", "8", "wild-draw4", "cb-star"))
+    evaluation.add_index_symbols(
+        ((three, A), (three, B), (draw4, C), (cb, D)),
+        [card("yellow-3", A), card("blue-8", B), card("wild-draw4", D)],  # the draw four read elsewhere
+    )
+    evaluation.add_index_symbols(((eight, A),), [card("red-8", A)])
+    scores = evaluation.to_json()["index_symbols"]
+    assert scores["indices"] == 4  # the colour-blind symbol is no card's index
+    assert scores["accuracy"] == 0.5
+    assert scores["per_symbol"]["3"]["recall"] == 0.5 and scores["per_symbol"]["wild-draw4"]["truth"] == 1
+    assert {(m["labelled"], m["read"], m["count"]) for m in scores["mistakes"]} == {
+        ("3", "8", 1),
+        ("wild-draw4", "nothing", 1),
+    }
+    line = index_symbols_line(scores)
+    assert line.startswith("symbols read at labelled indices (colour not labelled): 0.500 of 4; weakest: ")
+    assert "wild-draw4 0.00 (1; most often nothing ×1), 3 0.50 (2; most often 8 ×1), 8 1.00 (1)" in line
 
 
 def test_names_file_keeps_the_named_photos_and_rejects_bad_names(roboflow_folder, tmp_path):

@@ -344,6 +344,28 @@ def typefaces_lines(typefaces: dict | None) -> list[str]:
     return [f"typefaces: numerals in {typefaces.get('faces')} held-out faces, which no network trains on"]
 
 
+def index_symbols_line(scores: dict) -> str:
+    """How often the whole reader named the symbol at a labelled index, and the five weakest symbols
+    with what they were most often read as."""
+    weakest = sorted(
+        ((row["recall"], symbol, row) for symbol, row in scores["per_symbol"].items() if row["truth"]),
+        key=lambda item: item[:2],
+    )[:5]
+    read_as: dict[str, str] = {}
+    for mistake in scores["mistakes"]:
+        read_as.setdefault(mistake["labelled"], f"{mistake['read']} ×{mistake['count']}")
+    return (
+        f"symbols read at labelled indices (colour not labelled): {scores['accuracy']:.3f} of "
+        f"{scores['indices']}; weakest: "
+        + ", ".join(
+            f"{symbol} {row['recall']:.2f} ({row['truth']}"
+            + (f"; most often {read_as[symbol]}" if symbol in read_as else "")
+            + ")"
+            for _, symbol, row in weakest
+        )
+    )
+
+
 def summary(report: dict) -> str:
     """The report's headline numbers, a few lines for the terminal."""
     boxes = report["boxes"]["overall"]
@@ -420,6 +442,8 @@ def summary(report: dict) -> str:
             f"(colour {named['colour_accuracy']:.3f}, symbol {named['symbol_accuracy']:.3f})"
             + (f"; mistakes: {mistakes}" if mistakes else "")
         )
+    if "index_symbols" in report:
+        lines.append(index_symbols_line(report["index_symbols"]))
     worst = report["worst_confusions"][:5]
     if worst:
         lines.append(

@@ -320,6 +320,11 @@ class Evaluation:
     named_symbols: PrecisionRecall = field(default_factory=PrecisionRecall)
     named_mistakes: Counter = field(default_factory=Counter)  # (named, read or "nothing") → count
     named_doubled: int = 0  # one-card photos read as two or more different cards
+    #: Photos without card labels (a real deck's YOLO folder): the symbol of the card the whole reader
+    #: read over each labelled index. Colour is not labelled there, but every index counts, not only
+    #: a named one: a per-symbol figure on thousands of real indices instead of one card a photo.
+    index_symbols: PrecisionRecall = field(default_factory=PrecisionRecall)
+    index_symbol_mistakes: Counter = field(default_factory=Counter)  # (labelled, read or "nothing") → count
     card_errors: Counter = field(default_factory=Counter)  # CARD_ERRORS kind → count
     card_mistakes: Counter = field(default_factory=Counter)  # (true card, read card) → count
     error_examples: dict[str, list[str]] = field(default_factory=dict)  # kind → pictures
@@ -476,17 +481,26 @@ class Evaluation:
             self.named_doubled += len({card.name for card in cards}) > 1
             read = max(cards, key=lambda card: card.confidence).name if cards else None
         else:
-            overlaps = [
-                index_overlap(named.boxes[0], np.asarray([d.box for d in c.indices], np.float64)).max()
-                for c in cards
-            ]
-            best = int(np.argmax(overlaps)) if overlaps else -1
-            read = cards[best].name if best >= 0 and overlaps[best] >= CARD_IOU else None
+            read = _card_over(named.boxes[0], cards)
         tallies = ((self.named_cards, _name), (self.named_symbols, _symbol), (self.named_colours, _colour))
         for tally, part in tallies:
             tally.add(part(named.name), part(read) if read else None)
         if read != named.name:
             self.named_mistakes[(named.name, read or "nothing")] += 1
+
+    def add_index_symbols(
+        self, boxes: tuple[tuple[int, tuple[float, float, float, float]], ...], cards: list[Card]
+    ) -> None:
+        """Score the symbol of the card read over each labelled card index (xyxy pixels) of a photo."""
+        for class_id, box in boxes:
+            labelled = CLASS_NAMES[class_id]
+            if labelled not in SYMBOL_CLASSES:
+                continue
+            read = _card_over(box, cards)
+            symbol = _symbol(read) if read else None
+            self.index_symbols.add(labelled, symbol)
+            if symbol != labelled:
+                self.index_symbol_mistakes[(labelled, symbol or "nothing")] += 1
 
     def _score_card(self, truth: str | None, read: str | None) -> None:
         """One card pair; a wrong name is a miss of the true card and a false reading of the other."""
@@ -575,7 +589,28 @@ class Evaluation:
                     for (named, read), count in self.named_mistakes.most_common()
                 ],
             }
+        if self.index_symbols.truth:
+            # Every index is one labelled symbol, so each row's recall (right / labelled) is its accuracy.
+            report["index_symbols"] = {
+                "indices": sum(self.index_symbols.truth.values()),
+                "accuracy": self.index_symbols.overall()["recall"],
+                "per_symbol": self.index_symbols.table(),
+                "mistakes": [
+                    {"labelled": labelled, "read": read, "count": count}
+                    for (labelled, read), count in self.index_symbol_mistakes.most_common(20)
+                ],
+            }
         return report
+
+
+def _card_over(index_box: tuple[float, float, float, float], cards: list[Card]) -> str | None:
+    """The name of the read card whose indices overlap ``index_box`` most, if they overlap it enough
+    (:data:`CARD_IOU`); None where no card was read there."""
+    overlaps = [
+        index_overlap(index_box, np.asarray([d.box for d in c.indices], np.float64)).max() for c in cards
+    ]
+    best = int(np.argmax(overlaps)) if overlaps else -1
+    return cards[best].name if best >= 0 and overlaps[best] >= CARD_IOU else None
 
 
 def _name(card: str) -> str:
@@ -707,11 +742,14 @@ def evaluate(
                     raise UserError(f"cannot write {target}: check that {errors} is writable")
         if item.one_card_photo:
             evaluation.add_named(item.named, reader.cards_from_detections(image, detections))
-        elif item.named is not None:
-            x1, y1, x2, y2 = item.named.boxes[0]
-            width, height = image.shape[1], image.shape[0]
-            named = TruthCard(item.named.name, ((x1 * width, y1 * height, x2 * width, y2 * height),))
-            evaluation.add_named(named, reader.cards_from_detections(image, detections))
+        elif item.cards is None:
+            photo_cards = reader.cards_from_detections(image, detections)
+            evaluation.add_index_symbols(boxes, photo_cards)
+            if item.named is not None:
+                x1, y1, x2, y2 = item.named.boxes[0]
+                width, height = image.shape[1], image.shape[0]
+                named = TruthCard(item.named.name, ((x1 * width, y1 * height, x2 * width, y2 * height),))
+                evaluation.add_named(named, photo_cards)
         if progress is not None:
             progress(evaluation.images)
     return evaluation
