@@ -597,7 +597,7 @@ class Evaluation:
                 "per_symbol": self.index_symbols.table(),
                 "mistakes": [
                     {"labelled": labelled, "read": read, "count": count}
-                    for (labelled, read), count in self.index_symbol_mistakes.most_common(20)
+                    for (labelled, read), count in self.index_symbol_mistakes.most_common()
                 ],
             }
         return report
