@@ -344,13 +344,22 @@ def typefaces_lines(typefaces: dict | None) -> list[str]:
     return [f"typefaces: numerals in {typefaces.get('faces')} held-out faces, which no network trains on"]
 
 
+def weakest_symbols(
+    per_symbol: dict[str, dict], score: str, *, count: int = 5, only_imperfect: bool = False
+) -> list[tuple[float, str, dict]]:
+    """The labelled symbols with the lowest `score`, as (score, symbol, row), ties by name."""
+    scored = (
+        (row[score], symbol, row)
+        for symbol, row in per_symbol.items()
+        if row["truth"] and not (only_imperfect and row[score] >= 1)
+    )
+    return sorted(scored, key=lambda item: item[:2])[:count]
+
+
 def index_symbols_line(scores: dict) -> str:
     """How often the whole reader named the symbol at a labelled index, and the five weakest symbols
     with what they were most often read as."""
-    weakest = sorted(
-        ((row["recall"], symbol, row) for symbol, row in scores["per_symbol"].items() if row["truth"]),
-        key=lambda item: item[:2],
-    )[:5]
+    weakest = weakest_symbols(scores["per_symbol"], "recall")
     read_as: dict[str, str] = {}
     for mistake in scores["mistakes"]:
         read_as.setdefault(mistake["labelled"], f"{mistake['read']} ×{mistake['count']}")
@@ -412,14 +421,7 @@ def summary(report: dict) -> str:
                     for condition, row in cards["indices_found"].items()
                 )
             )
-        weakest = sorted(
-            (
-                (row["f1"], symbol, row)
-                for symbol, row in cards["per_symbol"].items()
-                if row["truth"] and row["f1"] < 1
-            ),
-            key=lambda item: item[:2],
-        )[:5]
+        weakest = weakest_symbols(cards["per_symbol"], "f1", only_imperfect=True)
         if weakest:
             lines.append(
                 "weakest symbols: "
