@@ -206,7 +206,11 @@ def test_eval_command_on_a_yolo_folder(roboflow_folder, tmp_path, capsys):
         "uno_centres.onnx",
     ]
     assert cv2.imread(str(report_dir / "confusion.png")).shape[0] > 500
-    assert "boxes: precision 0.333 recall 0.333" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "boxes: precision 0.333 recall 0.333" in out
+    # The draw two at C was never boxed: of the indices nothing was read over, the detector lost one.
+    assert report["index_symbols"]["unread_lost_at"]["detector"] == 1
+    assert "indices no card was read over, where the reader lost them: detector 1," in out
 
 
 def test_roboflow_ids_are_mapped(roboflow_folder):
@@ -397,6 +401,31 @@ def test_every_labelled_index_of_an_unlabelled_photo_scores_the_symbol_read_over
     line = index_symbols_line(scores)
     assert line.startswith("symbols read at labelled indices (colour not labelled): 0.500 of 4; weakest: ")
     assert "wild-draw4 0.00 (1; most often nothing ×1), 3 0.50 (2; most often 8 ×1), 8 1.00 (1)" in line
+
+
+def test_an_index_no_card_was_read_over_is_blamed_on_the_step_that_lost_it():
+    """A symbol misread is the glyph's doing, but an index with nothing read over it may have been lost
+    by the detector or by any later check: the reader's trace says which."""
+    evaluation = Evaluation()
+    three, draw2, skip = (CLASS_NAMES.index(name) for name in ("3", "draw2", "skip"))
+    trace = ReadTrace(detected=[detection(A, "3"), detection(C, "skip")], on_cards=[detection(A, "3")])
+    for later in ("named", "single", "coloured"):
+        setattr(trace, later, [detection(A, "3")])
+    evaluation.add_index_symbols(
+        ((three, A), (draw2, B), (skip, C), (three, D)), [card("red-3", A), card("blue-8", D)], trace
+    )
+    scores = evaluation.to_json()["index_symbols"]
+    assert scores["unread_lost_at"] == {
+        "detector": 1,  # the draw two at B was never boxed
+        "corner check": 1,  # the skip at C was boxed, then dropped
+        "glyph classifier": 0,
+        "duplicates": 0,
+        "field test": 0,
+        "pairing": 0,
+    }  # the 3 read as an 8 at D was read, wrongly: not an unread index
+    without = Evaluation()
+    without.add_index_symbols(((draw2, B),), [])
+    assert "unread_lost_at" not in without.to_json()["index_symbols"]
 
 
 def test_names_file_keeps_the_named_photos_and_rejects_bad_names(roboflow_folder, tmp_path):

@@ -375,6 +375,11 @@ def index_symbols_line(scores: dict) -> str:
     )
 
 
+def lost_at_line(what: str, counts: dict[str, int]) -> str:
+    """How many of ``what`` each step of the reader lost (the report's ``*lost_at`` tallies)."""
+    return f"{what}, where the reader lost them: " + ", ".join(f"{step} {n}" for step, n in counts.items())
+
+
 def summary(report: dict) -> str:
     """The report's headline numbers, a few lines for the terminal."""
     boxes = report["boxes"]["overall"]
@@ -409,10 +414,7 @@ def summary(report: dict) -> str:
             "card mistakes: " + ", ".join(f"{kind} {count}" for kind, count in cards["errors"].items()),
         ]
         if cards.get("missed_lost_at"):
-            lines.append(
-                "missed cards, where the reader lost them: "
-                + ", ".join(f"{step} {count}" for step, count in cards["missed_lost_at"].items())
-            )
+            lines.append(lost_at_line("missed cards", cards["missed_lost_at"]))
         if cards.get("indices_found"):
             lines.append(
                 "indices the detector found: "
@@ -446,6 +448,10 @@ def summary(report: dict) -> str:
         )
     if "index_symbols" in report:
         lines.append(index_symbols_line(report["index_symbols"]))
+        if report["index_symbols"].get("unread_lost_at"):
+            lines.append(
+                lost_at_line("indices no card was read over", report["index_symbols"]["unread_lost_at"])
+            )
     worst = report["worst_confusions"][:5]
     if worst:
         lines.append(

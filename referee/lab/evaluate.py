@@ -335,6 +335,7 @@ class Evaluation:
     #: Missed cards by the reader's step that dropped the last of their index boxes
     #: (:data:`LOST_AT`): the network, a check, or pairing.
     missed_lost_at: Counter = field(default_factory=Counter)
+    unread_index_lost_at: Counter = field(default_factory=Counter)
 
     def add_indices_found(self, truth: tuple[TruthCard, ...], detections: list[Detection]) -> None:
         """Count each labelled index as found when a detection of any symbol overlaps it as much as a
@@ -489,9 +490,13 @@ class Evaluation:
             self.named_mistakes[(named.name, read or "nothing")] += 1
 
     def add_index_symbols(
-        self, boxes: tuple[tuple[int, tuple[float, float, float, float]], ...], cards: list[Card]
+        self,
+        boxes: tuple[tuple[int, tuple[float, float, float, float]], ...],
+        cards: list[Card],
+        trace: ReadTrace | None = None,
     ) -> None:
-        """Score the symbol of the card read over each labelled card index (xyxy pixels) of a photo."""
+        """Score the symbol of the card read over each labelled card index (xyxy pixels) of a photo;
+        with the reader's ``trace``, an index no card was read over is blamed on the step that lost it."""
         for class_id, box in boxes:
             labelled = CLASS_NAMES[class_id]
             if labelled not in SYMBOL_CLASSES:
@@ -501,6 +506,8 @@ class Evaluation:
             self.index_symbols.add(labelled, symbol)
             if symbol != labelled:
                 self.index_symbol_mistakes[(labelled, symbol or "nothing")] += 1
+            if symbol is None and trace is not None:
+                self.unread_index_lost_at[lost_at((box,), trace)] += 1
 
     def _score_card(self, truth: str | None, read: str | None) -> None:
         """One card pair; a wrong name is a miss of the true card and a false reading of the other."""
@@ -600,6 +607,10 @@ class Evaluation:
                     for (labelled, read), count in self.index_symbol_mistakes.most_common()
                 ],
             }
+            if self.unread_index_lost_at:
+                report["index_symbols"]["unread_lost_at"] = {
+                    step: self.unread_index_lost_at[step] for step in LOST_AT
+                }
         return report
 
 
@@ -743,8 +754,9 @@ def evaluate(
         if item.one_card_photo:
             evaluation.add_named(item.named, reader.cards_from_detections(image, detections))
         elif item.cards is None:
-            photo_cards = reader.cards_from_detections(image, detections)
-            evaluation.add_index_symbols(boxes, photo_cards)
+            trace = ReadTrace()
+            photo_cards = reader.cards_from_detections(image, detections, trace)
+            evaluation.add_index_symbols(boxes, photo_cards, trace)
             if item.named is not None:
                 x1, y1, x2, y2 = item.named.boxes[0]
                 width, height = image.shape[1], image.shape[0]
