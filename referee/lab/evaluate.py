@@ -335,6 +335,8 @@ class Evaluation:
     #: Missed cards by the reader's step that dropped the last of their index boxes
     #: (:data:`LOST_AT`): the network, a check, or pairing.
     missed_lost_at: Counter = field(default_factory=Counter)
+    #: On a real deck's YOLO folder, the labelled indices no card was read over, by the step that
+    #: dropped the last box over them (:data:`LOST_AT`).
     unread_index_lost_at: Counter = field(default_factory=Counter)
 
     def add_indices_found(self, truth: tuple[TruthCard, ...], detections: list[Detection]) -> None:
