@@ -447,11 +447,10 @@ def summary(report: dict) -> str:
             + (f"; mistakes: {mistakes}" if mistakes else "")
         )
     if "index_symbols" in report:
-        lines.append(index_symbols_line(report["index_symbols"]))
-        if report["index_symbols"].get("unread_lost_at"):
-            lines.append(
-                lost_at_line("indices no card was read over", report["index_symbols"]["unread_lost_at"])
-            )
+        indices = report["index_symbols"]
+        lines.append(index_symbols_line(indices))
+        if indices.get("unread_lost_at"):
+            lines.append(lost_at_line("indices no card was read over", indices["unread_lost_at"]))
     worst = report["worst_confusions"][:5]
     if worst:
         lines.append(
