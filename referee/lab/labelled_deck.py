@@ -1,0 +1,126 @@
+"""Learn a deck from photos of several cards whose indices are labelled, for measuring ``deck learn``
+on a deck that has no one-card photos (the shared Roboflow set: three fanned cards a photo).
+
+``deck learn`` finds the corners of the one card in each photo. Here a photo holds several cards, so a
+names file (``{"cards": {photo stem: "red-7"}}``, as ``uno-referee eval --named`` reads it) says which
+card its first labelled index belongs to, and the detector's box over that index is what is learnt:
+the same glyph crops and field colours :class:`DeckBuilder` learns from a one-card photo. Then::
+
+    python -m referee.lab.labelled_deck ../shared/data/uno-cards-roboflow/train:NAMES.json --roboflow \\
+        --out DECK.json --glyph-model models/lodo/roboflow/uno_glyphs.onnx \\
+        --model models/lodo/roboflow/uno_cards.onnx
+    uno-referee eval --real ../shared/data/uno-cards-roboflow/valid:tests/data/roboflow_valid_colours.json \\
+        --roboflow --deck DECK.json --model … --glyph-model … --corner-model …
+
+scores the deck on other photos (learn from ``train/``, score on ``valid/``), read by networks that
+never saw the deck. ``--photos-per-face`` (default 1) caps the photos learnt per face, in file order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from referee.errors import UserError
+from referee.lab.evaluate import CARD_IOU, LabelledImage, index_overlap, labelled_images
+from referee.vision.classes import SYMBOL_CLASSES
+from referee.vision.deck import DeckBuilder, LearntDeck
+from referee.vision.detection import Detection
+from referee.vision.glyphs import GlyphClassifier
+from referee.vision.reader import ReaderSettings, suppress_duplicates
+
+
+def learn_from_labels(
+    photos: list[LabelledImage],
+    detect: Callable[[np.ndarray], list[Detection]],
+    glyphs: GlyphClassifier,
+    *,
+    source: str,
+    photos_per_face: int = 1,
+    settings: ReaderSettings | None = None,
+) -> tuple[LearntDeck, list[str]]:
+    """The deck learnt from each named photo's named index, at most ``photos_per_face`` photos a face;
+    and one line per photo that taught nothing (the detector found no index over the label)."""
+    from referee.vision.images import UnreadableImage, read_image
+
+    settings = settings or ReaderSettings()
+    builder = DeckBuilder(glyphs, source)
+    learnt: Counter[str] = Counter()
+    problems: list[str] = []
+    for photo in photos:
+        if photo.named is None or not photo.named.boxes:
+            raise UserError(f"{photo.path}: not named at a labelled index (give FOLDER:NAMES.json)")
+        face = photo.named.name
+        if learnt[face] >= photos_per_face:
+            continue
+        try:
+            image = read_image(photo.path)
+        except UnreadableImage as error:
+            problems.append(f"{photo.path}: {error}")
+            continue
+        height, width = image.shape[:2]
+        x1, y1, x2, y2 = photo.named.boxes[0]
+        label = (x1 * width, y1 * height, x2 * width, y2 * height)
+        indices = suppress_duplicates([d for d in detect(image) if d.class_name in SYMBOL_CLASSES], settings)
+        overlaps = index_overlap(label, np.asarray([d.box for d in indices], np.float64))
+        if not indices or overlaps.max() < CARD_IOU:
+            problems.append(f"{photo.path}: the detector found no index over the named {face}")
+            continue
+        builder.add(face, image, [indices[int(overlaps.argmax())].box])
+        learnt[face] += 1
+    return builder.build(problems), problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    from referee.vision.deck import standard_faces
+    from referee.vision.glyphs import load_glyph_classifier
+    from referee.vision.options import add_detector_arguments, detector_from_args
+    from referee.vision.reader import CardReader
+
+    parser = argparse.ArgumentParser(
+        prog="python -m referee.lab.labelled_deck", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("photos", metavar="FOLDER:NAMES", help="a YOLO folder of photos and a names file")
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="DECK.json", help="where to write the deck"
+    )
+    parser.add_argument(
+        "--roboflow", action="store_true", help="labels use the shared Roboflow set's class ids"
+    )
+    parser.add_argument("--photos-per-face", type=int, default=1, help="photos learnt per face (default 1)")
+    parser.add_argument("--glyph-model", type=Path, help="glyph classifier ONNX (default: the shipped one)")
+    add_detector_arguments(parser, threads=2)
+    args = parser.parse_args(argv)
+    try:
+        folder, _, names = args.photos.partition(":")
+        if not names:
+            raise UserError(f"{args.photos}: name the photos' cards with FOLDER:NAMES.json")
+        photos = labelled_images(Path(folder), roboflow=args.roboflow, named=Path(names))
+        glyphs = load_glyph_classifier(args.glyph_model, threads=args.threads)
+        reader = CardReader(detector_from_args(args), glyphs=glyphs)
+        deck, problems = learn_from_labels(
+            photos, reader.detect, glyphs, source=args.photos, photos_per_face=args.photos_per_face
+        )
+        deck.save(args.out)
+    except UserError as error:
+        print(f"labelled_deck: error: {error}", file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(f"labelled_deck: skipped: {problem}", file=sys.stderr)
+    missing = deck.missing(standard_faces())
+    print(
+        f"learnt {len(deck.faces)} faces from {sum(deck.photos.values())} photos; colours "
+        + ("learnt" if deck.colours else "not learnt (default colours)")
+        + f"; wrote {args.out}"
+        + (f"; not learnt: {', '.join(missing)}" if missing else "")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
