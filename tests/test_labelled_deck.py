@@ -78,6 +78,9 @@ def test_bad_input_is_one_line(train, tmp_path, capsys):
     assert main([f"{train}:{broken}", "--roboflow", "--out", str(tmp_path / "deck.json")]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "is not a names file" in error
+    names = f"{train}:{NAMES}"
+    assert main([names, "--roboflow", "--photos-per-face", "0", "--out", str(tmp_path / "deck.json")]) == 2
+    assert capsys.readouterr().err == "labelled_deck: error: --photos-per-face must be at least 1, not 0\n"
     assert not (tmp_path / "deck.json").exists()
 
 

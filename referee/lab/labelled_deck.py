@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         folder, _, names = args.photos.partition(":")
         if not names:
             raise UserError(f"{args.photos}: name the photos' cards with FOLDER:NAMES.json")
+        if args.photos_per_face < 1:
+            raise UserError(f"--photos-per-face must be at least 1, not {args.photos_per_face}")
         photos = labelled_images(Path(folder), roboflow=args.roboflow, named=Path(names))
         glyphs = load_glyph_classifier(args.glyph_model, threads=args.threads)
         reader = CardReader(detector_from_args(args), glyphs=glyphs)
