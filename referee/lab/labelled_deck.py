@@ -63,9 +63,8 @@ def learn_from_labels(
         except UnreadableImage as error:
             problems.append(f"{photo.path}: {error}")
             continue
-        height, width = image.shape[:2]
-        x1, y1, x2, y2 = photo.named.boxes[0]
-        label = (x1 * width, y1 * height, x2 * width, y2 * height)
+        # The named index is the photo's first labelled one (as `eval --named` scores it), in pixels.
+        (_, label), *_ = photo.boxes(image.shape[1], image.shape[0])
         indices = suppress_duplicates([d for d in detect(image) if d.class_name in SYMBOL_CLASSES], settings)
         overlaps = index_overlap(label, np.asarray([d.box for d in indices], np.float64))
         if not indices or overlaps.max() < CARD_IOU:
