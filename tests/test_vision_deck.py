@@ -331,6 +331,59 @@ def test_a_lone_glyph_only_the_learnt_deck_vouches_for_is_no_card(general, learn
         assert [card.name for card in with_deck_of(also_sure).read(picture)] == [face]
 
 
+def _fanned(back: str, front: str) -> tuple[np.ndarray, tuple[float, float, float, float], list]:
+    """Two faces of the crafted deck fanned on a 320 px table, as a hand is held or laid out: the
+    front card a little right of and below the back one, so that the back card shows only its
+    top-left index. Returns the picture, that index's box and the front card's two index boxes."""
+    height, dx, dy = 200, 36, 14
+    back_card, front_card = script_card(back, height), script_card(front, height)
+    h, w = back_card.shape[:2]
+    table = np.full((320, 320, 3), (90, 120, 100), np.uint8)
+    x0, y0 = 40, 40
+    table[y0 : y0 + h, x0 : x0 + w] = back_card
+    table[y0 + dy : y0 + dy + h, x0 + dx : x0 + dx + w] = front_card
+
+    def corners(face: str, x: int, y: int) -> list[tuple[float, float, float, float]]:
+        small = _glyph(face.partition("-")[2], int(height * 0.12), max(1, height // 90))
+        gh, gw = small.shape
+        left, top = x + int(w * 0.08), y + int(height * 0.06)
+        right, bottom = x + w - int(w * 0.08) - gw, y + h - int(height * 0.06) - gh
+        return [(left, top, left + gw, top + gh), (right, bottom, right + gw, bottom + gh)]
+
+    back_index = tuple(float(v) for v in corners(back, x0, y0)[0])
+    front_indices = [tuple(float(v) for v in box) for box in corners(front, x0 + dx, y0 + dy)]
+    return table, back_index, front_indices  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("doubted", [False, True], ids=["weak", "weak-and-doubted"])
+def test_a_fanned_cards_lone_corner_the_learnt_deck_knows_is_read_beside_its_neighbour(
+    general, learnt, tmp_path, doubted
+):
+    """The middle cards of a fan show one corner each, which an unseen deck's detector may score
+    under its floor (Roboflow's fanned photos, forty-fourth session). Beside a card read from sure
+    boxes, a weak lone corner the learnt deck knows surely is a card; alone it is none (the test
+    above), and one the card-corner check doubted stays none even beside a neighbour."""
+    picture, back_index, front_indices = _fanned("red-3", "green-5")
+    model = write_scripted_model(
+        tmp_path / "fan.onnx",
+        tensor_for_boxes([back_index, *front_indices], ["8", "5", "5"], scores=[0.12, 0.6, 0.6]),
+    )
+    corners = _DoubtsTheBox(back_index) if doubted else None
+    reader = CardReader(load_detector(model), glyphs=general.glyphs, deck=learnt, corners=corners)  # type: ignore[arg-type]
+    read = sorted(card.name for card in reader.read(picture))
+    assert read == (["green-5"] if doubted else ["green-5", "red-3"])
+
+
+class _DoubtsTheBox:
+    """A card-corner check sure that one box lies on no card's corner, and doubting no other."""
+
+    def __init__(self, box: tuple[float, float, float, float]) -> None:
+        self.box = box
+
+    def not_corner(self, image_bgr: np.ndarray, boxes: list) -> np.ndarray:
+        return np.array([1.0 if tuple(box) == self.box else 0.0 for box in boxes])
+
+
 @pytest.mark.parametrize(
     ("design", "white_faced"), [("offbrand", True), ("recent", False), ("classic", False)]
 )
