@@ -456,6 +456,25 @@ def test_a_first_read_does_not_name_the_card_a_better_second_read_finds() -> Non
     assert landings(events) == [("yellow-4", False)]
 
 
+def test_of_two_new_lone_corners_the_one_whose_face_changed_is_the_card_that_landed() -> None:
+    """Seen on a filmed table with a learnt deck (forty-fourth session, seed 710): a green 9 landed,
+    read by one corner, and an older wild draw four's corner by the changed region's edge, found in
+    one view only, had never been accounted for. Both lone, both equally sure (a learnt deck vouches
+    for each at 1.0), and the first in reading order was called. A card that landed changed the
+    picture over its whole face; the older card's face mostly did not change."""
+    watcher, reader = scripted_watcher()
+    one = with_card(TABLE, 20, 20, value=150)
+    assert landings(show(watcher, reader, [card("green-4", [(30, 30), (60, 90)])], one, start=1.0)) == [
+        ("green-4", False)
+    ]
+    laid = with_card(one, 80, 30, value=200)
+    older_corner, new_corner = card("wild-draw4", [(76, 34)]), card("green-9", [(95, 45)])
+    events = show(
+        watcher, reader, [card("green-4", [(30, 30), (60, 90)]), older_corner, new_corner], laid, start=2.0
+    )
+    assert landings(events) == [("green-9", False)]
+
+
 class TwoViewReader:
     """Answers the upright and the turned view differently, as the network may."""
 

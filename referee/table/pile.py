@@ -478,7 +478,9 @@ class PileWatcher:
             # a whole card (two corners) with neither corner exactly where an identical card had one
             # (not a half-covered corner misread as an older card's symbol and paired with that
             # card's unmoved corner), then the one that lies wholly where the picture changed, then
-            # the most complete, then the surest. A lone corner does not count as whole: when the
+            # the most complete, then the one whose face changed most (a card that landed changed the
+            # picture over its whole face; an older card's corner come to light lies on a card that
+            # mostly did not move), then the surest. A lone corner does not count as whole: when the
             # reader crosses the corners of an identical card laid on another, every pairing holds
             # an unmoved corner, and a stray lone corner must not win over them. Among readings of
             # the card so named, the one the previous read also took for the new card goes first
@@ -486,13 +488,20 @@ class PileWatcher:
             # a previous read does not choose the name: a first read, half under the hand, may
             # have found only an older card's misread corners.
 
-            def rank(seen: _Seen) -> tuple[bool, float, int, float]:
+            def rank(seen: _Seen) -> tuple[bool, float, int, float, float]:
                 inside = sum(_inside(point, changed, crop_shape) for point in seen.points)
                 corners = _nearest_known_corners(seen, self._known(seen.name))
                 whole_and_fresh = len(seen.points) > 1 and all(
                     distance > seen.still for distance, _ in corners
                 )
-                return whole_and_fresh, inside / len(seen.points), len(seen.points), seen.confidence
+                face_changed = float(changed[_cells(seen.box, changed.shape, crop_shape)].mean())
+                return (
+                    whole_and_fresh,
+                    inside / len(seen.points),
+                    len(seen.points),
+                    face_changed,
+                    seen.confidence,
+                )
 
             name = max(new, key=rank).name
             landed = max(
