@@ -460,12 +460,16 @@ class CardReader:
             for group in groups
             if len(group) == 2 or not _cut_by_the_edge(group[0], image_bgr.shape, settings.cut_share)
         ]
-        sure_corners = [
-            index.detection
-            for group in groups
-            if not any(index.detection.box in probation for index in group)
-            for index in group
-        ]
+        sure_corners = (
+            [
+                index.detection
+                for group in groups
+                if not any(index.detection.box in probation for index in group)
+                for index in group
+            ]
+            if probation and settings.fan_neighbour
+            else []
+        )
         # A glyph only the learnt deck vouched for (under the detector's floor, or doubted by the
         # corner check) is a card's corner only beside its other corner, or beside a fan neighbour's:
         # alone it may be a numeral on a package, or a piece of a card's big centre symbol.
