@@ -12,8 +12,12 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.vision.options import add_detector_arguments
+
+if TYPE_CHECKING:
+    from referee.vision.deck import LearntDeck
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle_learn(args: argparse.Namespace) -> int:
     import sys
 
-    from referee.vision.deck import learn_deck, standard_faces
+    from referee.vision.deck import learn_deck
     from referee.vision.glyphs import load_glyph_classifier
     from referee.vision.options import detector_from_args
     from referee.vision.reader import CardReader
@@ -49,13 +53,21 @@ def handle_learn(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"uno-referee: skipped: {problem}", file=sys.stderr)
     deck.save(args.out)
-    missing = deck.missing(standard_faces())
-    print(
-        f"learnt {len(deck.faces)} faces from {sum(deck.photos.values())} photos in "
-        f"{time.monotonic() - started:.1f} s; colours "
-        + ("learnt from the faces" if deck.colours else "not learnt (default colours)")
-        + f"; wrote {args.out}"
-    )
-    if missing:
-        print(f"not shown, read by the general model: {', '.join(missing)}")
+    print("\n".join(learnt_lines(deck, args.out, time.monotonic() - started)))
     return 1 if problems else 0
+
+
+def learnt_lines(deck: LearntDeck, out: Path, seconds: float) -> list[str]:
+    """What ``deck learn`` says of a deck it wrote: faces, photos, time, colours, where; then the
+    standard faces not shown, which the general model reads."""
+    from referee.vision.deck import standard_faces
+
+    lines = [
+        f"learnt {len(deck.faces)} faces from {sum(deck.photos.values())} photos in {seconds:.1f} s; colours "
+        + ("learnt from the faces" if deck.colours else "not learnt (default colours)")
+        + f"; wrote {out}"
+    ]
+    missing = deck.missing(standard_faces())
+    if missing:
+        lines.append(f"not shown, read by the general model: {', '.join(missing)}")
+    return lines

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -76,7 +77,7 @@ def learn_from_labels(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from referee.vision.deck import standard_faces
+    from referee.commands.deck import learnt_lines
     from referee.vision.glyphs import load_glyph_classifier
     from referee.vision.options import add_detector_arguments, detector_from_args
     from referee.vision.reader import CardReader
@@ -95,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--glyph-model", type=Path, help="glyph classifier ONNX (default: the shipped one)")
     add_detector_arguments(parser, threads=2)
     args = parser.parse_args(argv)
+    started = time.monotonic()
     try:
         folder, _, names = args.photos.partition(":")
         if not names:
@@ -113,13 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for problem in problems:
         print(f"labelled_deck: skipped: {problem}", file=sys.stderr)
-    missing = deck.missing(standard_faces())
-    print(
-        f"learnt {len(deck.faces)} faces from {sum(deck.photos.values())} photos; colours "
-        + ("learnt" if deck.colours else "not learnt (default colours)")
-        + f"; wrote {args.out}"
-        + (f"; not learnt: {', '.join(missing)}" if missing else "")
-    )
+    print("\n".join(learnt_lines(deck, args.out, time.monotonic() - started)))
     return 0
 
 

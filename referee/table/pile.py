@@ -503,10 +503,11 @@ class PileWatcher:
                     seen.confidence,
                 )
 
-            name = max(new, key=rank).name
+            ranks = {seen: rank(seen) for seen in new}  # each once: both choices below use them
+            name = max(new, key=ranks.__getitem__).name
             landed = max(
                 (seen for seen in new if seen.name == name),
-                key=lambda seen: (previous is not None and _same_landing(seen, previous), *rank(seen)),
+                key=lambda seen: (previous is not None and _same_landing(seen, previous), *ranks[seen]),
             )
             # A lone corner's card box is a guess; the other view's reading of the same card, with
             # more corners, tells better where the card lies (and so what change is beyond it).

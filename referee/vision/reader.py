@@ -909,7 +909,7 @@ def corner_pairs(
     for i, (a_centre, a_size) in enumerate(corners):
         for j in range(i + 1, len(corners)):
             b_centre, b_size = corners[j]
-            if max(a_size, b_size) > settings.pair_size_ratio * min(a_size, b_size):
+            if not _similar_sizes(a_size, b_size, settings):
                 continue
             spacing = math.dist(a_centre, b_centre) / ((a_size + b_size) / 2)
             if low <= spacing <= high:
@@ -1110,13 +1110,18 @@ def _cut_by_the_edge(index: _Index, image_shape: tuple[int, ...], cut_share: flo
 def _beside_a_neighbour(lone: Detection, corners: list[Detection], settings: ReaderSettings) -> bool:
     """Whether one of ``corners`` lies as a fan neighbour's corner lies beside ``lone``: of similar
     size, and closer than a card's own two corners (:attr:`ReaderSettings.fan_neighbour`)."""
-    for corner in corners:
-        larger, smaller = max(lone.size, corner.size), min(lone.size, corner.size)
-        if larger > settings.pair_size_ratio * smaller:
-            continue
-        if math.dist(lone.centre, corner.centre) <= settings.consensus_distance[0] * larger:
-            return True
-    return False
+    reach = settings.consensus_distance[0]
+    return any(
+        _similar_sizes(lone.size, corner.size, settings)
+        and math.dist(lone.centre, corner.centre) <= reach * max(lone.size, corner.size)
+        for corner in corners
+    )
+
+
+def _similar_sizes(a: float, b: float, settings: ReaderSettings) -> bool:
+    """Whether two index sizes may be one card's corners, or neighbours' in a fan
+    (:attr:`ReaderSettings.pair_size_ratio`)."""
+    return max(a, b) <= settings.pair_size_ratio * min(a, b)
 
 
 def _without_echoes(groups: list[tuple[_Index, ...]], settings: ReaderSettings) -> list[tuple[_Index, ...]]:
