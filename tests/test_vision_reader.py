@@ -122,8 +122,11 @@ def test_colourblind_symbol_decides_when_the_hue_is_weak(reader, colour):
     washed = faded(canvas, 0.15)
     (seen,) = reader.cards_from_detections(washed, card.detections)
     assert (seen.name, seen.colour_from) == (f"{colour}-4", "symbol")
-    # Without the symbol the washed-out card has no usable colour and is not reported at all.
-    assert reader.cards_from_detections(washed, card.indices) == []
+    # Without the symbol the washed-out card has no usable colour and is not reported at all …
+    strict = CardReader(reader.detector, settings=replace(reader.settings, pale_fields=False))
+    assert strict.cards_from_detections(washed, card.indices) == []
+    # … or, read against its own ink's white (pale_fields), reported in its own colour, never another.
+    assert [seen.name for seen in reader.cards_from_detections(washed, card.indices)] in ([], [f"{colour}-4"])
     # With its colour intact the field decides, even though the symbol is there.
     assert reader.cards_from_detections(canvas, card.detections)[0].colour_from == "hue"
 
@@ -1207,3 +1210,60 @@ def test_a_reader_with_other_colours_keeps_everything_else(reader) -> None:
         False,
     )
     assert np.array_equal(calibrated._allowed, classic._allowed)
+
+
+def washed_out(canvas: np.ndarray, pasted: Pasted, veil: float) -> None:
+    """Wash a pasted card out towards white, as glare or a veiled lens does: its fields keep their
+    hue and lose most of their chroma."""
+    x1, y1, x2, y2 = pasted.outline
+    region = canvas[y1:y2, x1:x2].astype(np.float32)
+    canvas[y1:y2, x1:x2] = (region * (1 - veil) + 235 * veil).astype(np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("name", "veil"), [("green-7", 0.7), ("blue-3", 0.7), ("red-5", 0.7), ("yellow-2", 0.8)]
+)
+def test_a_washed_out_field_is_read_against_its_own_white(reader, name, veil):
+    """Seen on tables dealt criscard's faces: a card washed out by glare has a field so pale that
+    every pixel falls under the chroma floor and counts as white ink, so it was no card. Its ink is
+    whiter still: read again with the floor at the ink's own tint, the field shows its colour."""
+    canvas = table(300, 260)
+    card = paste(canvas, name, 50, 40, height=200)
+    washed_out(canvas, card, veil)
+    top = card.indices[0]
+    model = reader.colour_model
+    assert model.read(model.votes(canvas, top.box)).colour is None
+    assert model.read(model.pale_votes(canvas, top.box)).colour == name.partition("-")[0]
+    assert [card.name for card in reader.cards_from_detections(canvas, [top])] == [name]
+    strict = CardReader(reader.detector, settings=replace(reader.settings, pale_fields=False))
+    assert strict.cards_from_detections(canvas, [top]) == []
+
+
+def test_digits_on_white_paper_have_no_pale_colour(reader):
+    """The lowered floor follows the white around the glyph: a score sheet's dark digits on paper
+    lit by a warm lamp show no print colour, however low the floor."""
+    canvas = np.full((120, 120, 3), (200, 222, 236), np.uint8)  # white paper under a warm lamp (BGR)
+    cv2.putText(canvas, "7", (40, 80), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (60, 60, 60), 4, cv2.LINE_AA)
+    seven = Detection((38, 40, 72, 84), CLASS_NAMES.index("7"), "7", 0.9)
+    model = reader.colour_model
+    assert model.read(model.pale_votes(canvas, seven.box)).colour is None
+    assert reader.cards_from_detections(canvas, [seven]) == []
+
+
+def test_a_pale_corner_that_disagrees_with_its_cards_other_corner_is_no_second_card(reader):
+    """Seen on tables dealt criscard's faces: a washed-out corner read from its pale field (a teal 9
+    as blue, a pale 8 as a skip) beside its card's other corner, read from full colour and named
+    otherwise. The two do not pair, and the stronger reading speaks for the card: one card, not two."""
+    canvas = table(300, 260)
+    card = paste(canvas, "green-7", 50, 40, height=200)
+    top, bottom = card.indices
+    x1, y1, x2, y2 = (round(v) for v in bottom.box)
+    corner = canvas[y1 - 8 : y2 + 8, x1 - 8 : x2 + 8]
+    corner[:] = (corner.astype(np.float32) * 0.3 + 235 * 0.7).astype(np.uint8)  # glare on one corner
+    misread = replace(bottom, class_id=CLASS_NAMES.index("1"), class_name="1")
+    model = reader.colour_model
+    assert model.read(model.votes(canvas, bottom.box)).colour is None
+    assert model.read(model.pale_votes(canvas, bottom.box)).colour == "green"
+    assert [card.name for card in reader.cards_from_detections(canvas, [top, misread])] == ["green-7"]
+    alone = reader.cards_from_detections(canvas, [misread])
+    assert [card.name for card in alone] == ["green-1"]  # alone, the pale corner still makes a card

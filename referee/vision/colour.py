@@ -61,6 +61,13 @@ FACE_WHITE_TINT = (0.2, 0.8)
 #: The most a crop's brightest tenth may be tinted and still be a white reference (ink or face).
 WHITE_INK_TINT = 0.55
 
+#: The least chroma floor: under it a lamp's tint on white ink and a print colour are not told apart
+#: (:meth:`ColourModel.from_samples`, :meth:`ColourModel.pale_votes`).
+LEAST_CHROMA_FLOOR = 10.0
+
+#: A print colour's pixel is this much more coloured than the white ink beside it, at least.
+INK_TINT_MARGIN = 4.0
+
 #: The print colours whose fields are never as light as a card's white: their indices tell whether a
 #: print's glyphs lie on the white face (:func:`on_white_face`). A yellow field can be that light.
 DARK_PRINT_COLOURS: tuple[str, ...] = ("red", "green", "blue")
@@ -187,10 +194,10 @@ class ColourModel:
         # itself shows here (a warm lamp, blur at the glyph edges).
         ink_chroma = np.concatenate(whites)
         white_chroma = float(np.percentile(ink_chroma, 90)) if len(ink_chroma) else 0.0
-        floor = max(0.6 * weakest_chroma, min(white_chroma + 4.0, 0.9 * weakest_chroma))
+        floor = max(0.6 * weakest_chroma, min(white_chroma + INK_TINT_MARGIN, 0.9 * weakest_chroma))
         changes: dict[str, object] = {
             "centres": centres,
-            "min_chroma": float(np.clip(floor, 10.0, base.min_chroma)),
+            "min_chroma": float(np.clip(floor, LEAST_CHROMA_FLOOR, base.min_chroma)),
         }
         if base.auto_white:
             # Every read is balanced to its own white ink, so white and black sit where the base
@@ -283,6 +290,35 @@ class ColourModel:
         levels = (crop >> _LUT_SHIFT).reshape(-1, 3).astype(np.int32)
         flat = (levels[:, 0] * (256 >> _LUT_SHIFT) + levels[:, 1]) * (256 >> _LUT_SHIFT) + levels[:, 2]
         counts = np.bincount(self._bgr_table.ravel()[flat], minlength=_OTHER + 1)
+        return ColourVotes(
+            tuple(int(n) for n in counts[: len(COLOURS)]),
+            int(counts[_DARK]),
+            int(counts[_LIGHT]),
+            int(counts.sum()),
+        )
+
+    def pale_votes(
+        self,
+        image_bgr: np.ndarray,
+        box: tuple[float, ...],
+        margin: float = 0.2,
+        light: Callable[[], np.ndarray | None] | None = None,
+    ) -> ColourVotes:
+        """:meth:`votes` with the chroma floor lowered to this field's own white: a field washed out
+        by glare or a veil keeps its hue but loses its chroma, so that every pixel would fall under
+        :attr:`min_chroma` and count as white ink. The floor is the tint the index's ink shows here
+        (the 90th percentile chroma of the crop's brightest tenth) plus a margin, never under the
+        least a calibration may set (:data:`LEAST_CHROMA_FLOOR`), never above the model's own."""
+        crop = self.field(image_bgr, box, margin, light)
+        if crop.size == 0:
+            return ColourVotes()
+        lab = _to_lab(crop)
+        chroma = _chroma(lab)
+        ink = lab[:, 0] >= np.percentile(lab[:, 0], 90)
+        floor = max(LEAST_CHROMA_FLOOR, float(np.percentile(chroma[ink], 90)) + INK_TINT_MARGIN)
+        if floor >= self.min_chroma:
+            return self.votes(image_bgr, box, margin, light)
+        counts = np.bincount(replace(self, min_chroma=floor).classify(lab), minlength=_OTHER + 1)
         return ColourVotes(
             tuple(int(n) for n in counts[: len(COLOURS)]),
             int(counts[_DARK]),
