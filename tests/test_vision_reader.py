@@ -1233,7 +1233,7 @@ def test_a_washed_out_field_is_read_against_its_own_white(reader, name, veil):
     top = card.indices[0]
     model = reader.colour_model
     assert model.read(model.votes(canvas, top.box)).colour is None
-    assert model.read(model.pale_votes(canvas, top.box)).colour == name.partition("-")[0]
+    assert model.read(model.votes(canvas, top.box, pale=True)).colour == name.partition("-")[0]
     assert [card.name for card in reader.cards_from_detections(canvas, [top])] == [name]
     strict = CardReader(reader.detector, settings=replace(reader.settings, pale_fields=False))
     assert strict.cards_from_detections(canvas, [top]) == []
@@ -1246,7 +1246,7 @@ def test_digits_on_white_paper_have_no_pale_colour(reader):
     cv2.putText(canvas, "7", (40, 80), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (60, 60, 60), 4, cv2.LINE_AA)
     seven = Detection((38, 40, 72, 84), CLASS_NAMES.index("7"), "7", 0.9)
     model = reader.colour_model
-    assert model.read(model.pale_votes(canvas, seven.box)).colour is None
+    assert model.read(model.votes(canvas, seven.box, pale=True)).colour is None
     assert reader.cards_from_detections(canvas, [seven]) == []
 
 
@@ -1263,7 +1263,7 @@ def test_a_pale_corner_that_disagrees_with_its_cards_other_corner_is_no_second_c
     misread = replace(bottom, class_id=CLASS_NAMES.index("1"), class_name="1")
     model = reader.colour_model
     assert model.read(model.votes(canvas, bottom.box)).colour is None
-    assert model.read(model.pale_votes(canvas, bottom.box)).colour == "green"
+    assert model.read(model.votes(canvas, bottom.box, pale=True)).colour == "green"
     assert [card.name for card in reader.cards_from_detections(canvas, [top, misread])] == ["green-7"]
     alone = reader.cards_from_detections(canvas, [misread])
     assert [card.name for card in alone] == ["green-1"]  # alone, the pale corner still makes a card

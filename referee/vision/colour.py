@@ -62,7 +62,7 @@ FACE_WHITE_TINT = (0.2, 0.8)
 WHITE_INK_TINT = 0.55
 
 #: The least chroma floor: under it a lamp's tint on white ink and a print colour are not told apart
-#: (:meth:`ColourModel.from_samples`, :meth:`ColourModel.pale_votes`).
+#: (:meth:`ColourModel.from_samples`, :meth:`ColourModel.votes`).
 LEAST_CHROMA_FLOOR = 10.0
 
 #: A print colour's pixel is this much more coloured than the white ink beside it, at least.
@@ -93,6 +93,17 @@ class ColourVotes:
     @property
     def coloured(self) -> int:
         return sum(self.colours)
+
+    @classmethod
+    def of_labels(cls, labels: np.ndarray) -> ColourVotes:
+        """The votes of per-pixel labels (:meth:`ColourModel.classify`'s)."""
+        counts = np.bincount(labels, minlength=_OTHER + 1)
+        return cls(
+            tuple(int(n) for n in counts[: len(COLOURS)]),
+            int(counts[_DARK]),
+            int(counts[_LIGHT]),
+            int(counts.sum()),
+        )
 
 
 @dataclass(frozen=True)
@@ -281,50 +292,30 @@ class ColourModel:
         box: tuple[float, ...],
         margin: float = 0.2,
         light: Callable[[], np.ndarray | None] | None = None,
+        *,
+        pale: bool = False,
     ) -> ColourVotes:
         """Count the pixels in ``box`` grown by ``margin`` of its longer side (the index and its field);
-        ``light``: gains for a field with no white of its own (:meth:`field`)."""
-        crop = self.field(image_bgr, box, margin, light)
-        if crop.size == 0:
-            return ColourVotes()
-        levels = (crop >> _LUT_SHIFT).reshape(-1, 3).astype(np.int32)
-        flat = (levels[:, 0] * (256 >> _LUT_SHIFT) + levels[:, 1]) * (256 >> _LUT_SHIFT) + levels[:, 2]
-        counts = np.bincount(self._bgr_table.ravel()[flat], minlength=_OTHER + 1)
-        return ColourVotes(
-            tuple(int(n) for n in counts[: len(COLOURS)]),
-            int(counts[_DARK]),
-            int(counts[_LIGHT]),
-            int(counts.sum()),
-        )
+        ``light``: gains for a field with no white of its own (:meth:`field`).
 
-    def pale_votes(
-        self,
-        image_bgr: np.ndarray,
-        box: tuple[float, ...],
-        margin: float = 0.2,
-        light: Callable[[], np.ndarray | None] | None = None,
-    ) -> ColourVotes:
-        """:meth:`votes` with the chroma floor lowered to this field's own white: a field washed out
-        by glare or a veil keeps its hue but loses its chroma, so that every pixel would fall under
-        :attr:`min_chroma` and count as white ink. The floor is the tint the index's ink shows here
-        (the 90th percentile chroma of the crop's brightest tenth) plus a margin, never under the
+        ``pale``: with the chroma floor lowered to this field's own white. A field washed out by glare
+        or a veil keeps its hue but loses its chroma, so that every pixel falls under
+        :attr:`min_chroma` and counts as white ink. The floor is then the tint the index's ink shows
+        here (the 90th percentile chroma of the crop's brightest tenth) plus a margin, never under the
         least a calibration may set (:data:`LEAST_CHROMA_FLOOR`), never above the model's own."""
         crop = self.field(image_bgr, box, margin, light)
         if crop.size == 0:
             return ColourVotes()
-        lab = _to_lab(crop)
-        chroma = _chroma(lab)
-        ink = lab[:, 0] >= np.percentile(lab[:, 0], 90)
-        floor = max(LEAST_CHROMA_FLOOR, float(np.percentile(chroma[ink], 90)) + INK_TINT_MARGIN)
-        if floor >= self.min_chroma:
-            return self.votes(image_bgr, box, margin, light)
-        counts = np.bincount(replace(self, min_chroma=floor).classify(lab), minlength=_OTHER + 1)
-        return ColourVotes(
-            tuple(int(n) for n in counts[: len(COLOURS)]),
-            int(counts[_DARK]),
-            int(counts[_LIGHT]),
-            int(counts.sum()),
-        )
+        if pale:
+            lab = _to_lab(crop)
+            chroma = _chroma(lab)
+            ink = lab[:, 0] >= np.percentile(lab[:, 0], 90)
+            floor = max(LEAST_CHROMA_FLOOR, float(np.percentile(chroma[ink], 90)) + INK_TINT_MARGIN)
+            if floor < self.min_chroma:
+                return ColourVotes.of_labels(replace(self, min_chroma=floor).classify(lab))
+        levels = (crop >> _LUT_SHIFT).reshape(-1, 3).astype(np.int32)
+        flat = (levels[:, 0] * (256 >> _LUT_SHIFT) + levels[:, 1]) * (256 >> _LUT_SHIFT) + levels[:, 2]
+        return ColourVotes.of_labels(self._bgr_table.ravel()[flat])
 
     def dark_share(
         self, image_bgr: np.ndarray, box: tuple[float, ...], margin: float, lightness: float = BLACK_LIGHTNESS

@@ -246,7 +246,7 @@ class ReaderSettings:
     four_colour_top: float = 0.5
     four_colour_min_px: float = 14.0
     #: An index whose field shows no usable print colour is read again with the chroma floor lowered
-    #: to its own ink's tint (:meth:`ColourModel.pale_votes`): glare or a veil washes a field out
+    #: to its own ink's tint (:meth:`ColourModel.votes`, ``pale``): glare or a veil washes a field out
     #: until every pixel counts as white ink. Such a corner is weaker evidence than one read from full
     #: colour: left lone beside a lone corner of full colour where its card's other corner could lie,
     #: it makes no card (:func:`_without_pale_rivals`). Chosen in the forty-fifth session on tables
@@ -1083,8 +1083,9 @@ class _Fields:
         return self._votes[key]
 
     def pale_votes(self, box: Box, margin: float) -> ColourVotes:
-        """:meth:`ColourModel.pale_votes` of a field too washed out for :meth:`votes` (asked rarely)."""
-        return self._model.pale_votes(self.image, box, margin, lambda: self._borrowed_light(box))
+        """The votes of a field too washed out for :meth:`votes`, against its own ink's white
+        (:meth:`ColourModel.votes` with ``pale``; asked rarely, so not kept)."""
+        return self._model.votes(self.image, box, margin, lambda: self._borrowed_light(box), pale=True)
 
     def _own_light(self, box: Box) -> np.ndarray | None:
         if box not in self._gains:
@@ -1156,6 +1157,8 @@ def _without_pale_rivals(
     (similar size, spaced within :attr:`ReaderSettings.consensus_distance`): they did not pair, so
     they disagree, and the stronger reading speaks for the card. A corner paired with its own card's
     other corner is no rival."""
+    if not any(len(group) == 1 and group[0].pale for group in groups):
+        return groups  # nearly always: no field was washed out
     near, far = settings.consensus_distance
     strong = [group[0].detection for group in groups if len(group) == 1 and not group[0].pale]
 
