@@ -33,7 +33,7 @@ from referee.vision.classes import COLOURS, SYMBOL_CLASSES, WILD_SYMBOLS
 from referee.vision.colour import BLACK, DARK_PRINT_COLOURS, ColourModel, balanced_field, on_white_face
 from referee.vision.detection import Detection
 from referee.vision.glyphs import GlyphClassifier
-from referee.vision.reader import ReaderSettings, suppress_duplicates
+from referee.vision.reader import ReaderSettings, index_spacing, suppress_duplicates
 
 FORMAT = "uno-referee deck 1"
 
@@ -396,12 +396,13 @@ def faces_in_a_row(
     # A corner the general model misreads is not paired with its twin (a script 3 read as 5): two
     # lone corners side by side, as far apart as the reader pairs one card's corners, are one card.
     while len(groups) > len(faces):
-        lone = [
-            (abs(math.log(spacing / settings.pair_expected_distance)), k)
-            for k in range(len(groups) - 1)
-            if len(groups[k]) == 1 == len(groups[k + 1])
-            and low <= (spacing := _spacing(groups[k][0], groups[k + 1][0])) <= high
-        ]
+        lone: list[tuple[float, int]] = []
+        for k in range(len(groups) - 1):
+            if len(groups[k]) == 1 == len(groups[k + 1]):
+                a, b = groups[k][0], groups[k + 1][0]
+                spacing = index_spacing(a.centre, a.size, b.centre, b.size)
+                if low <= spacing <= high:
+                    lone.append((abs(math.log(spacing / settings.pair_expected_distance)), k))
         if not lone:
             break
         _, k = min(lone)
@@ -412,8 +413,3 @@ def faces_in_a_row(
             "a finger's width apart"
         )
     return [(face, [d.box for d in group]) for face, group in zip(faces, groups, strict=True)]
-
-
-def _spacing(a: Detection, b: Detection) -> float:
-    """Centre distance of two index boxes in their mean size, as the reader measures pairs."""
-    return math.dist(a.centre, b.centre) / ((a.size + b.size) / 2)

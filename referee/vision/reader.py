@@ -930,16 +930,17 @@ def corner_pairs(
             b_centre, b_size = corners[j]
             if not _similar_sizes(a_size, b_size, settings):
                 continue
-            spacing = _spacing(a_centre, a_size, b_centre, b_size)
+            spacing = index_spacing(a_centre, a_size, b_centre, b_size)
             if low <= spacing <= high:
                 found.append((i, j, spacing))
     return found
 
 
-def _spacing(
+def index_spacing(
     a_centre: tuple[float, float], a_size: float, b_centre: tuple[float, float], b_size: float
 ) -> float:
-    """How far apart two indices lie, in their mean size: a card's two corners, 3.7–8.5."""
+    """How far apart two indices lie, in their mean size: a card's two corners, 3.7–8.5 (the span
+    :func:`corner_pairs` pairs over; :func:`referee.vision.deck.faces_in_a_row` measures the same)."""
     return math.dist(a_centre, b_centre) / ((a_size + b_size) / 2)
 
 
@@ -1165,7 +1166,7 @@ def _without_pale_rivals(
     def rivalled(lone: Detection) -> bool:
         return any(
             _similar_sizes(lone.size, other.size, settings)
-            and near <= _spacing(lone.centre, lone.size, other.centre, other.size) <= far
+            and near <= index_spacing(lone.centre, lone.size, other.centre, other.size) <= far
             for other in strong
         )
 
