@@ -17,9 +17,9 @@ import pytest
 
 from referee.errors import UserError
 from referee.vision.backends import load_detector
-from referee.vision.deck import LearntDeck, faces_in_a_row, learn_deck
-from referee.vision.glyphs import load_glyph_classifier
-from referee.vision.reader import CardReader
+from referee.vision.deck import DeckMatch, LearntDeck, faces_in_a_row, learn_deck
+from referee.vision.glyphs import GLYPH_CLASSES, load_glyph_classifier
+from referee.vision.reader import CardReader, ReaderSettings
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
 FIELD_BGR = {"red": (40, 40, 210), "yellow": (40, 210, 235), "green": (70, 160, 40), "blue": (200, 110, 20)}
@@ -404,3 +404,25 @@ def test_a_deck_learns_whether_its_glyphs_lie_on_the_cards_white(general, tmp_pa
     deck, _ = learn_deck(tmp_path, general.detect, general.glyphs)
     assert deck.colours is not None
     assert deck.colours.face_white_tint == (WHITE_INK_TINT if white_faced else FACE_WHITE_TINT[0])
+
+
+@pytest.mark.parametrize(
+    ("similarity", "classifier_says", "vouched"),
+    [(0.95, "5", True), (0.85, "draw2", True), (0.85, "5", False), (0.75, "draw2", False)],
+    ids=["sure-face", "agreed", "disagreed", "too-far"],
+)
+def test_a_weak_box_the_deck_and_the_classifier_both_name_is_vouched_for(
+    general, similarity, classifier_says, vouched
+):
+    """Roboflow's fans, the deck learnt from one photo a face (forty-sixth session): a draw two's
+    corner the detector scores under its floor matches its learnt face at 0.8-0.9, under
+    ``deck_sure``, and the glyph classifier alone names it a draw two as well. Two readings that
+    agree vouch for it from ``deck_agree``; a face the classifier disagrees with must be sure."""
+    reader = CardReader(general.detector, glyphs=general.glyphs, settings=ReaderSettings(deck_agree=0.8))
+    probabilities = np.full(len(GLYPH_CLASSES), 0.01, np.float32)
+    probabilities[GLYPH_CLASSES.index(classifier_says)] = 0.8
+    match = DeckMatch("green-draw2", "draw2", similarity, 0.9)
+    assert reader._deck_vouches(match, probabilities) is vouched
+    assert reader._deck_vouches(None, probabilities) is False
+    strict = CardReader(general.detector, glyphs=general.glyphs, settings=ReaderSettings(deck_agree=None))
+    assert strict._deck_vouches(match, probabilities) is (similarity >= strict.settings.deck_sure)
