@@ -537,8 +537,9 @@ class CardReader:
         settings = self.settings
         if match.similarity >= settings.deck_sure:
             return True
-        agreed = SYMBOL_CLASSES[int(np.argmax(probabilities[: len(SYMBOL_CLASSES)]))] == match.symbol
-        return settings.deck_agree is not None and match.similarity >= settings.deck_agree and agreed
+        if settings.deck_agree is None or match.similarity < settings.deck_agree:
+            return False
+        return SYMBOL_CLASSES[int(np.argmax(probabilities[: len(SYMBOL_CLASSES)]))] == match.symbol
 
     def _second_look(
         self, fields: _Fields, detections: list[Detection], probation: set[Box] = frozenset()
