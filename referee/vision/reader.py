@@ -960,8 +960,9 @@ def corner_pairs(
 def index_spacing(
     a_centre: tuple[float, float], a_size: float, b_centre: tuple[float, float], b_size: float
 ) -> float:
-    """How far apart two indices lie, in their mean size: a card's two corners, 3.7–8.5 (the span
-    :func:`corner_pairs` pairs over; :func:`referee.vision.deck.faces_in_a_row` measures the same)."""
+    """How far apart two indices lie, in their mean size: the one measure of :func:`corner_pairs`
+    (over :attr:`ReaderSettings.pair_distance`), of the corners that disagree and pale rivals (over
+    :attr:`ReaderSettings.consensus_distance`), and of :func:`referee.vision.deck.faces_in_a_row`."""
     return math.dist(a_centre, b_centre) / ((a_size + b_size) / 2)
 
 
