@@ -125,12 +125,13 @@ def test_a_narrow_glyph_inside_a_photographed_faces_label_region_is_that_card():
 
 
 def test_card_mistakes_are_sorted_by_kind():
-    """Doubled, corners disagree, on a card, invented, missed, wrong symbol, wrong colour: what a
-    reader fix targets."""
+    """Doubled, corners disagree, on a card, partly shown, invented, missed, wrong symbol, wrong
+    colour: what a reader fix targets."""
     evaluation = Evaluation()
     E, F, G = (300, 10, 320, 40), (400, 300, 420, 330), (40, 150, 60, 180)
     H, K = (300, 200, 320, 230), (360, 260, 380, 290)
     L, M = (200, 400, 220, 430), (230, 400, 250, 430)
+    P, Q = (440, 100, 460, 130), (440, 200, 460, 230)  # indices shown too little to be labelled
     truth = (
         TruthCard("red-7", (A, B)),  # read at both corners, unpaired: doubled
         TruthCard("blue-1", (C,)),  # read as a 7: wrong symbol
@@ -151,11 +152,16 @@ def test_card_mistakes_are_sorted_by_kind():
         card("yellow-8", K),  # the right reading below still wins the match
         card("yellow-3", (304, 204, 324, 234)),  # overlaps its index less than the 8 does
         card("blue-9", L, M),
+        card("green-5", P),  # a card's sliver of index read by its right name: partly shown
+        card("red-5", Q),  # … by a wrong name: off every card (its outline is not given here)
     ]
-    mistakes = evaluation.add_cards(truth, read, "table", (outline,), "scene.jpg")
-    assert sorted(mistake.kind for mistake in mistakes) == sorted(CARD_ERRORS)
+    hidden = (("green-5", P), ("green-5", Q))
+    mistakes = evaluation.add_cards(truth, read, "table", (outline,), "scene.jpg", partly_shown=hidden)
+    assert sorted(mistake.kind for mistake in mistakes) == sorted([*CARD_ERRORS, "invented"])
     report = evaluation.to_json()["cards"]
-    assert report["errors"] == dict.fromkeys(CARD_ERRORS, 1)
+    assert report["errors"] == {**dict.fromkeys(CARD_ERRORS, 1), "invented": 2}
+    # Set aside, the green 5 read from its sliver is neither right nor wrong.
+    assert report["multiset_f1_aside_mean"] > report["multiset_f1_mean"]
     assert report["error_examples"]["doubled"] == ["scene.jpg"]
     assert report["per_card"]["yellow-3"]["tp"] == 1
     assert {(m["truth"], m["read"]) for m in report["mistakes"]} == {
@@ -332,6 +338,20 @@ def test_generator_sidecars_load(tmp_path):
     assert len(items) == 3 and all(item.path.is_file() for item in items)
     cards = [card for item in items for card in item.cards]
     assert cards and all(card.boxes for card in cards)
+    # An index shown too little to be labelled is kept apart, with its card's name.
+    shown_in_part = 0
+    for item in items:
+        meta = json.loads((tmp_path / "ds" / "meta" / "val" / f"{item.path.stem}.json").read_text())
+        slivers = {
+            (card["name"], tuple(box["box"]))
+            for card in meta["cards"]
+            if card["face_up"]
+            for box in card["boxes"]
+            if not box["labelled"] and box["visible"] > 0 and not box["class_name"].startswith("cb-")
+        }
+        assert set(item.partly_shown) == slivers
+        shown_in_part += len(slivers)
+    assert shown_in_part  # the scenes hold some (else the check above says nothing)
 
 
 def test_not_a_dataset_is_one_line(tmp_path):

@@ -53,6 +53,10 @@ CARD_ERRORS: dict[str, str] = {
     "doubled": "a card read twice under one name (its two corners not paired)",
     "corners_disagree": "a card read twice as two cards (one corner misread, so the corners could not pair)",
     "on_a_card": "a card read where a card shows no labelled index (its centre symbol, a hidden corner)",
+    "partly_shown": (
+        "a card read by its right name from an index under 60 % shown, which the renderer leaves"
+        " unlabelled: the card is there (counted apart, and set aside in the figures that say so)"
+    ),
     "invented": "a card read off every card (clutter, a hand, the table)",
     "merged": "a visible card whose index was read as part of another card (two cards' corners paired)",
     "missed": "a visible card not read",
@@ -97,6 +101,8 @@ class LabelledImage:
     named: TruthCard | None = None  # a real photo's card named by hand, at its first labelled index
     kind: str | None = None  # a rendered scene's kind: discard, table, fan, negative
     outlines: tuple[tuple[tuple[float, float], ...], ...] = ()  # a scene's card outlines, any side up
+    #: A rendered scene's face-up index boxes shown too little to be labelled: (card name, box).
+    partly_shown: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
     turn: int = 0  # a one-card photo is read turned by this many degrees anticlockwise (:func:`turned_photo`)
     photo_px: int | None = None  # … and shrunk to a table camera's scale first (:func:`at_table_scale`)
 
@@ -246,11 +252,25 @@ def _rendered_split(folder: Path, split: str) -> list[LabelledImage]:
                 for card in meta["cards"]
                 if card.get("visible_fraction", 1.0) > 0 and "polygon" in card
             )
+            partly_shown = tuple(
+                (card["name"], tuple(box["box"]))
+                for card in meta["cards"]
+                if card["face_up"]
+                for box in card["boxes"]
+                if not box["labelled"] and box.get("visible", 0.0) > 0 and box["class_name"] in SYMBOL_CLASSES
+            )
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise UserError(f"sidecar {meta_path} is not a scene description ({error})") from error
         rows = _yolo_rows(folder / "labels" / split / f"{meta_path.stem}.txt", roboflow=False)
         result.append(
-            LabelledImage(image_path, tuple(rows), tuple(cards), kind=meta.get("kind"), outlines=outlines)
+            LabelledImage(
+                image_path,
+                tuple(rows),
+                tuple(cards),
+                kind=meta.get("kind"),
+                outlines=outlines,
+                partly_shown=partly_shown,
+            )
         )
     if not result:
         raise UserError(f"{folder / 'meta' / split} holds no sidecars")
@@ -310,6 +330,8 @@ class Evaluation:
     card_symbols: PrecisionRecall = field(default_factory=PrecisionRecall)
     card_colours: PrecisionRecall = field(default_factory=PrecisionRecall)
     multiset_f1: list[float] = field(default_factory=list)
+    #: … with the cards read right from partly shown indices (``partly_shown``) set aside.
+    multiset_f1_aside: list[float] = field(default_factory=list)
     multiset_f1_by_kind: dict[str, list[float]] = field(default_factory=dict)
     empty_images: int = 0
     empty_images_with_cards: int = 0
@@ -382,12 +404,14 @@ class Evaluation:
         outlines: tuple[tuple[tuple[float, float], ...], ...] = (),
         picture: str | None = None,
         trace: ReadTrace | None = None,
+        partly_shown: tuple[tuple[str, tuple[float, float, float, float]], ...] = (),
     ) -> list[CardError]:
         """Match read cards to visible cards by their index boxes; score names, symbols, colours.
 
         Returns the picture's card mistakes, each of a :data:`CARD_ERRORS` kind; ``outlines`` (every
         card's corners in the scene) tell a card read on a card from one invented off the cards;
-        ``trace`` (the reader's, of this picture) tells where each missed card was lost."""
+        ``trace`` (the reader's, of this picture) tells where each missed card was lost;
+        ``partly_shown`` (index boxes shown too little to be labelled) tells a card read right there."""
         self.colour_from.update(card.colour_from for card in cards)
         overlaps = np.zeros((len(cards), len(truth)))
         for i, card in enumerate(cards):
@@ -426,7 +450,7 @@ class Evaluation:
             self._score_card(None, cards[i].name)
             errors.append(
                 CardError(
-                    self._extra_kind(cards[i], overlaps[i], truth_matched, outlines),
+                    self._extra_kind(cards[i], overlaps[i], truth_matched, outlines, partly_shown),
                     _union(tuple(d.box for d in cards[i].indices)),
                     cards[i].name,
                 )
@@ -437,12 +461,11 @@ class Evaluation:
             errors.append(CardError("merged" if merged else "missed", _union(truth[j].boxes), truth[j].name))
             if trace is not None and not merged:
                 self.missed_lost_at[lost_at(truth[j].boxes, trace)] += 1
-        expected, read = Counter(card.name for card in truth), Counter(card.name for card in cards)
-        common = sum((expected & read).values())
-        precision = common / len(cards) if cards else 1.0
-        recall = common / len(truth) if truth else 1.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        expected = Counter(card.name for card in truth)
+        f1 = _multiset_f1(expected, Counter(card.name for card in cards))
         self.multiset_f1.append(f1)
+        aside = Counter(error.text for error in errors if error.kind == "partly_shown")
+        self.multiset_f1_aside.append(_multiset_f1(expected, Counter(card.name for card in cards) - aside))
         if kind is not None:
             self.multiset_f1_by_kind.setdefault(kind, []).append(f1)
         if not truth:
@@ -462,13 +485,20 @@ class Evaluation:
         overlaps: np.ndarray,
         truth_matched: dict[int, str],
         outlines: tuple[tuple[tuple[float, float], ...], ...],
+        partly_shown: tuple[tuple[str, tuple[float, float, float, float]], ...] = (),
     ) -> str:
         """Why a read card matched no visible card: a second reading of a card already read (under
-        the same name or another), a reading on a card away from its labelled indices, or one off
-        every card."""
+        the same name or another), its right name read from an index shown too little to be
+        labelled, a reading on a card away from its labelled indices, or one off every card."""
         also_read = [name for j, name in truth_matched.items() if overlaps[j] >= CARD_IOU]
         if also_read:
             return "doubled" if card.name in also_read else "corners_disagree"
+        index_boxes = np.asarray([d.box for d in card.indices], np.float64)
+        if any(
+            name == card.name and index_overlap(box, index_boxes).max() >= CARD_IOU
+            for name, box in partly_shown
+        ):
+            return "partly_shown"
         centres = [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2) for d in card.indices]
         for outline in outlines:
             polygon = np.asarray(outline, np.float32).reshape(-1, 1, 2)
@@ -549,6 +579,7 @@ class Evaluation:
                 "per_symbol": self.card_symbols.table(),
                 "per_colour": self.card_colours.table(),
                 "multiset_f1_mean": round(float(np.mean(self.multiset_f1)), 4),
+                "multiset_f1_aside_mean": round(float(np.mean(self.multiset_f1_aside)), 4),
                 "multiset_f1_by_kind": {
                     kind: {"pictures": len(scores), "mean": round(float(np.mean(scores)), 4)}
                     for kind, scores in sorted(self.multiset_f1_by_kind.items())
@@ -624,6 +655,18 @@ def _card_over(index_box: tuple[float, float, float, float], cards: list[Card]) 
     ]
     best = int(np.argmax(overlaps)) if overlaps else -1
     return cards[best].name if best >= 0 and overlaps[best] >= CARD_IOU else None
+
+
+def _multiset_f1(expected: Counter, read: Counter) -> float:
+    """F1 of the cards read against the cards expected, as multisets of names (1.0 when both are empty).
+
+    >>> _multiset_f1(Counter(["red-7", "red-7"]), Counter(["red-7", "blue-2"]))
+    0.5
+    """
+    common = sum((expected & read).values())
+    precision = common / sum(read.values()) if read else 1.0
+    recall = common / sum(expected.values()) if expected else 1.0
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
 def _name(card: str) -> str:
@@ -747,7 +790,7 @@ def evaluate(
             trace = ReadTrace()
             cards = reader.cards_from_detections(image, detections, trace)
             mistakes = evaluation.add_cards(
-                item.cards, cards, item.kind, item.outlines, str(item.path), trace
+                item.cards, cards, item.kind, item.outlines, str(item.path), trace, item.partly_shown
             )
             if errors is not None and mistakes:
                 target = errors / f"{item.path.stem}.jpg"
@@ -825,6 +868,7 @@ _ERROR_PEN: dict[str, tuple[int, int, int]] = {
     "doubled": (0, 140, 255),
     "corners_disagree": (0, 80, 200),
     "on_a_card": (255, 0, 255),
+    "partly_shown": (200, 200, 200),
     "invented": (0, 0, 255),
     "merged": (255, 128, 0),
     "missed": (255, 255, 0),
