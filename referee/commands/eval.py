@@ -382,7 +382,8 @@ def lost_at_line(what: str, counts: dict[str, int]) -> str:
 
 def aside_line(cards: dict) -> str:
     """The card figures with the cards read right from partly shown indices set aside: the renderer
-    labels an index from 60 % shown, and a reader that reads a card's narrower sliver is not wrong."""
+    labels an index from :data:`referee.render.compose.MIN_VISIBLE` shown, and a reader that reads a
+    card's narrower sliver is not wrong."""
     overall, aside = cards["overall"], cards["errors"].get("partly_shown", 0)
     read = overall["predicted"] - aside
     precision = overall["tp"] / read if read else 1.0

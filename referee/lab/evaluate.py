@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 
 from referee.errors import UserError
+from referee.render.compose import MIN_VISIBLE
 from referee.vision.classes import CLASS_NAMES, COLOURS, ROBOFLOW_TO_CLASS, SYMBOL_CLASSES
 from referee.vision.detection import Detection, box_iou, box_share_inside
 from referee.vision.images import IMAGE_SUFFIXES, read_image
@@ -54,8 +55,8 @@ CARD_ERRORS: dict[str, str] = {
     "corners_disagree": "a card read twice as two cards (one corner misread, so the corners could not pair)",
     "on_a_card": "a card read where a card shows no labelled index (its centre symbol, a hidden corner)",
     "partly_shown": (
-        "a card read by its right name from an index under 60 % shown, which the renderer leaves"
-        " unlabelled: the card is there (counted apart, and set aside in the figures that say so)"
+        f"a card read by its right name from an index under {MIN_VISIBLE:.0%} shown, which the renderer"
+        " leaves unlabelled: the card is there (counted apart, and set aside in the figures that say so)"
     ),
     "invented": "a card read off every card (clutter, a hand, the table)",
     "merged": "a visible card whose index was read as part of another card (two cards' corners paired)",
@@ -63,6 +64,8 @@ CARD_ERRORS: dict[str, str] = {
     "wrong_symbol": "a card read with the wrong symbol",
     "wrong_colour": "a card read with the right symbol in the wrong colour",
 }
+#: A rendered scene's face-up index boxes shown too little to be labelled: (card name, box) each.
+PartlyShown = tuple[tuple[str, tuple[float, float, float, float]], ...]
 #: Pictures kept as examples per kind of card mistake.
 EXAMPLES_PER_ERROR = 8
 
@@ -101,8 +104,7 @@ class LabelledImage:
     named: TruthCard | None = None  # a real photo's card named by hand, at its first labelled index
     kind: str | None = None  # a rendered scene's kind: discard, table, fan, negative
     outlines: tuple[tuple[tuple[float, float], ...], ...] = ()  # a scene's card outlines, any side up
-    #: A rendered scene's face-up index boxes shown too little to be labelled: (card name, box).
-    partly_shown: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
+    partly_shown: PartlyShown = ()  # index boxes shown too little to be labelled
     turn: int = 0  # a one-card photo is read turned by this many degrees anticlockwise (:func:`turned_photo`)
     photo_px: int | None = None  # … and shrunk to a table camera's scale first (:func:`at_table_scale`)
 
@@ -404,7 +406,7 @@ class Evaluation:
         outlines: tuple[tuple[tuple[float, float], ...], ...] = (),
         picture: str | None = None,
         trace: ReadTrace | None = None,
-        partly_shown: tuple[tuple[str, tuple[float, float, float, float]], ...] = (),
+        partly_shown: PartlyShown = (),
     ) -> list[CardError]:
         """Match read cards to visible cards by their index boxes; score names, symbols, colours.
 
@@ -446,26 +448,22 @@ class Evaluation:
                             f"{truth[j].name} read {cards[i].name}",
                         )
                     )
+        set_aside: Counter = Counter()  # the names of cards read right from partly shown indices
         for i in sorted(set(range(len(cards))) - set(read_matched)):
             self._score_card(None, cards[i].name)
-            errors.append(
-                CardError(
-                    self._extra_kind(cards[i], overlaps[i], truth_matched, outlines, partly_shown),
-                    _union(tuple(d.box for d in cards[i].indices)),
-                    cards[i].name,
-                )
-            )
+            extra = self._extra_kind(cards[i], overlaps[i], truth_matched, outlines, partly_shown)
+            set_aside[cards[i].name] += extra == "partly_shown"
+            errors.append(CardError(extra, _union(tuple(d.box for d in cards[i].indices)), cards[i].name))
         for j in sorted(set(range(len(truth))) - set(truth_matched)):
             self._score_card(truth[j].name, None)
             merged = any(overlaps[i, j] >= CARD_IOU for i in read_matched)  # its index went to another card
             errors.append(CardError("merged" if merged else "missed", _union(truth[j].boxes), truth[j].name))
             if trace is not None and not merged:
                 self.missed_lost_at[lost_at(truth[j].boxes, trace)] += 1
-        expected = Counter(card.name for card in truth)
-        f1 = _multiset_f1(expected, Counter(card.name for card in cards))
+        expected, read = Counter(card.name for card in truth), Counter(card.name for card in cards)
+        f1 = _multiset_f1(expected, read)
         self.multiset_f1.append(f1)
-        aside = Counter(error.text for error in errors if error.kind == "partly_shown")
-        self.multiset_f1_aside.append(_multiset_f1(expected, Counter(card.name for card in cards) - aside))
+        self.multiset_f1_aside.append(_multiset_f1(expected, read - set_aside))
         if kind is not None:
             self.multiset_f1_by_kind.setdefault(kind, []).append(f1)
         if not truth:
@@ -485,7 +483,7 @@ class Evaluation:
         overlaps: np.ndarray,
         truth_matched: dict[int, str],
         outlines: tuple[tuple[tuple[float, float], ...], ...],
-        partly_shown: tuple[tuple[str, tuple[float, float, float, float]], ...] = (),
+        partly_shown: PartlyShown = (),
     ) -> str:
         """Why a read card matched no visible card: a second reading of a card already read (under
         the same name or another), its right name read from an index shown too little to be
