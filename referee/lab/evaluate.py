@@ -452,7 +452,8 @@ class Evaluation:
         for i in sorted(set(range(len(cards))) - set(read_matched)):
             self._score_card(None, cards[i].name)
             extra = self._extra_kind(cards[i], overlaps[i], truth_matched, outlines, partly_shown)
-            set_aside[cards[i].name] += extra == "partly_shown"
+            if extra == "partly_shown":
+                set_aside[cards[i].name] += 1
             errors.append(CardError(extra, _union(tuple(d.box for d in cards[i].indices)), cards[i].name))
         for j in sorted(set(range(len(truth))) - set(truth_matched)):
             self._score_card(truth[j].name, None)
@@ -491,12 +492,13 @@ class Evaluation:
         also_read = [name for j, name in truth_matched.items() if overlaps[j] >= CARD_IOU]
         if also_read:
             return "doubled" if card.name in also_read else "corners_disagree"
-        index_boxes = np.asarray([d.box for d in card.indices], np.float64)
-        if any(
-            name == card.name and index_overlap(box, index_boxes).max() >= CARD_IOU
-            for name, box in partly_shown
-        ):
-            return "partly_shown"
+        if partly_shown:
+            index_boxes = np.asarray([d.box for d in card.indices], np.float64)
+            if any(
+                name == card.name and index_overlap(box, index_boxes).max() >= CARD_IOU
+                for name, box in partly_shown
+            ):
+                return "partly_shown"
         centres = [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2) for d in card.indices]
         for outline in outlines:
             polygon = np.asarray(outline, np.float32).reshape(-1, 1, 2)
