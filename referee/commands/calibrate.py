@@ -177,13 +177,14 @@ def _learn_deck_at_the_table(
 
     reader = configured_reader(config)  # the deck is learnt in the glyph classifier the game reads with
     view = profile.table_view()
-    builder = DeckBuilder(reader.glyphs, "the table")
+    builder = DeckBuilder(reader.glyphs, "the table", reader.settings)
     problems: list[str] = []
 
     def learn_row(picture, faces: list[str]) -> None:
         crop = view.crop(picture, "scoring")
-        for face, boxes in faces_in_a_row(crop, reader.read, faces):
-            builder.add(face, crop, boxes)
+        detections = reader.detector.detect(crop)  # for the colour-blind symbols beside the indices
+        for face, indices in faces_in_a_row(crop, reader.read, faces):
+            builder.add(face, crop, indices, detections)
 
     for item in args.deck_image:
         faces_text, separator, path = item.partition("=")

@@ -50,7 +50,7 @@ def learn_from_labels(
     from referee.vision.images import UnreadableImage, read_image
 
     settings = settings or ReaderSettings()
-    builder = DeckBuilder(glyphs, source)
+    builder = DeckBuilder(glyphs, source, settings)
     learnt: Counter[str] = Counter()
     problems: list[str] = []
     for photo in photos:
@@ -66,12 +66,13 @@ def learn_from_labels(
             continue
         # The named index is the photo's first labelled one (as `eval --named` scores it), in pixels.
         (_, label), *_ = photo.boxes(image.shape[1], image.shape[0])
-        indices = suppress_duplicates([d for d in detect(image) if d.class_name in SYMBOL_CLASSES], settings)
+        detections = detect(image)
+        indices = suppress_duplicates([d for d in detections if d.class_name in SYMBOL_CLASSES], settings)
         overlaps = index_overlap(label, np.asarray([d.box for d in indices], np.float64))
         if not indices or overlaps.max() < CARD_IOU:
             problems.append(f"{photo.path}: the detector found no index over the named {face}")
             continue
-        builder.add(face, image, [indices[int(overlaps.argmax())].box])
+        builder.add(face, image, [indices[int(overlaps.argmax())]], detections)
         learnt[face] += 1
     return builder.build(problems), problems
 

@@ -474,7 +474,9 @@ class CardReader:
             trace.named, trace.single = named, symbols
             trace.coloured = [index.detection for index in indices]
         settings = self.settings
-        groups = _without_echoes(self._pair(_without_shifted_twins(indices, settings), image_bgr), settings)
+        if self.deck is None or self.deck.colourblind_symbols is not False:
+            indices = _without_shifted_twins(indices, settings)
+        groups = _without_echoes(self._pair(indices, image_bgr), settings)
         groups = [
             group
             for group in groups
@@ -737,7 +739,7 @@ class CardReader:
         model, settings = self.colour_model, self.settings
         votes = fields.votes(detection.box, settings.field_margin)
         reading = model.read(votes)
-        symbol = _nearest_colourblind(detection, colourblind, settings.colourblind_radius)
+        symbol = nearest_colourblind(detection, colourblind, settings.colourblind_radius)
         looks_printed = detection.size < settings.ink_visible_from or (
             votes.total > 0 and votes.light / votes.total >= settings.min_light_share
         )
@@ -1271,7 +1273,8 @@ def _off_colourblind_symbols(
 def _without_shifted_twins(indices: list[_Index], settings: ReaderSettings) -> list[_Index]:
     """Drop an index of the same symbol and colour as a better one right beside it: one glyph boxed
     once more, shifted onto the colour-blind symbol printed next to it. (Beside it but of another
-    colour is a tightly fanned neighbour: real hands hold them 0.85 sizes apart.)"""
+    colour is a tightly fanned neighbour: real hands hold them 0.85 sizes apart. So is an identical
+    card's, which is why a learnt deck that prints no such symbol skips this.)"""
     kept: list[_Index] = []
     for index in sorted(indices, key=lambda i: -i.detection.score):
         a = index.detection
@@ -1286,7 +1289,7 @@ def _without_shifted_twins(indices: list[_Index], settings: ReaderSettings) -> l
     return kept
 
 
-def _nearest_colourblind(index: Detection, symbols: list[Detection], radius: float) -> Detection | None:
+def nearest_colourblind(index: Detection, symbols: list[Detection], radius: float) -> Detection | None:
     """The colour-blind symbol printed by this index, if the detector saw one within ``radius`` sizes."""
     best, best_distance = None, radius * index.size
     for symbol in symbols:
