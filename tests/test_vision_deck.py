@@ -220,6 +220,7 @@ def test_deck_learn_command(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "nonsense" in captured.err and "not a card name" in captured.err
     assert "learnt 1 faces" in captured.out and "red-0" in captured.out  # missing faces listed
+    assert "no colour-blind symbols" in captured.out
     assert json.loads(out.read_text())["cards"][0] == "red-5"
     assert main(["detect", str(folder / "red-5" / "a.jpg"), "--deck", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["cards"][0]["card"] == "red-5"

@@ -58,13 +58,15 @@ def handle_learn(args: argparse.Namespace) -> int:
 
 
 def learnt_lines(deck: LearntDeck, out: Path, seconds: float) -> list[str]:
-    """What ``deck learn`` says of a deck it wrote: faces, photos, time, colours, where; then the
-    standard faces not shown, which the general model reads."""
+    """What ``deck learn`` says of a deck it wrote: faces, photos, time, colours, colour-blind symbols,
+    where; then the standard faces not shown, which the general model reads."""
     from referee.vision.deck import standard_faces
 
+    symbols = {True: "; colour-blind symbols printed", False: "; no colour-blind symbols", None: ""}
     lines = [
         f"learnt {len(deck.faces)} faces from {sum(deck.photos.values())} photos in {seconds:.1f} s; colours "
         + ("learnt from the faces" if deck.colours else "not learnt (default colours)")
+        + symbols[deck.colourblind_symbols]
         + f"; wrote {out}"
     ]
     missing = deck.missing(standard_faces())
