@@ -195,7 +195,7 @@ class LearntDeck:
                 str(data.get("source", "")),
                 {str(k): int(v) for k, v in data.get("photos", {}).items()},
                 str(data.get("glyph_model", "")),
-                _optional_bool(data.get("colourblind_symbols"), "colourblind_symbols"),
+                _recorded_symbols(data.get("colourblind_symbols")),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise UserError(
@@ -224,10 +224,11 @@ class LearntDeck:
         return deck
 
 
-def _optional_bool(value: object, name: str) -> bool | None:
+def _recorded_symbols(value: object) -> bool | None:
+    """A deck file's ``colourblind_symbols``: true, false, or null where it was not recorded."""
     if value is None or isinstance(value, bool):
         return value
-    raise ValueError(f"{name} is {value!r}, expected true, false or null")
+    raise ValueError(f"colourblind_symbols is {value!r}, expected true, false or null")
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -416,7 +417,7 @@ def faces_in_a_row(
 ) -> list[tuple[str, list[Detection]]]:
     """The corner glyphs of ``faces`` laid in a row, left to right (``calibrate --deck``): the cards
     the general reader finds (``read``: a :meth:`CardReader.read`), in order of their middles, each
-    with the index boxes it was read from. Their names do not matter — that is what is being learnt —
+    with the index detections it was read from. Their names do not matter — that is what is being learnt —
     only that there are as many as faces (a one-line error otherwise)."""
     settings = settings or ReaderSettings()
     low, high = settings.pair_distance
