@@ -182,8 +182,12 @@ def _learn_deck_at_the_table(
 
     def learn_row(picture, faces: list[str]) -> None:
         crop = view.crop(picture, "scoring")
-        detections = reader.detector.detect(crop)  # for the colour-blind symbols beside the indices
-        for face, indices in faces_in_a_row(crop, reader.read, faces):
+        detections = reader.detect(crop)  # once: the cards, and the colour-blind symbols beside them
+
+        def read(image):
+            return reader.cards_from_detections(image, detections)
+
+        for face, indices in faces_in_a_row(crop, read, faces):
             builder.add(face, crop, indices, detections)
 
     for item in args.deck_image:
