@@ -492,13 +492,8 @@ class Evaluation:
         also_read = [name for j, name in truth_matched.items() if overlaps[j] >= CARD_IOU]
         if also_read:
             return "doubled" if card.name in also_read else "corners_disagree"
-        if partly_shown:
-            index_boxes = np.asarray([d.box for d in card.indices], np.float64)
-            if any(
-                name == card.name and index_overlap(box, index_boxes).max() >= CARD_IOU
-                for name, box in partly_shown
-            ):
-                return "partly_shown"
+        if any(_card_over(box, [card]) == name for name, box in partly_shown):
+            return "partly_shown"
         centres = [((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2) for d in card.indices]
         for outline in outlines:
             polygon = np.asarray(outline, np.float32).reshape(-1, 1, 2)
