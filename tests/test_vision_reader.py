@@ -6,6 +6,7 @@ the detections are the renderer's own label boxes, so these tests check the read
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterator
@@ -1103,6 +1104,39 @@ def test_neighbours_in_a_fan_of_two_colours_stay_two(reader):
     beliefs = {d.centre: {d.class_name: 0.9} for d in visible}
     seen = with_glyphs(reader, beliefs).cards_from_detections(canvas, visible)
     assert sorted(card.name for card in seen) == sorted(names)
+
+
+def held_at(angle: float, pivot=(210, 360), reach: float = 160) -> tuple[float, float]:
+    """The centre of a card held ``angle`` degrees from upright about a hand's pivot below it."""
+    turn = math.radians(angle)
+    return pivot[0] + reach * math.sin(turn), pivot[1] - reach * math.cos(turn)
+
+
+def fans_of_two(reader: CardReader, steps=(7, 9), seeds=range(4)) -> set[tuple[int, str, str, int]]:
+    """The tight fans of two cards (a 5 behind a 6 of another colour, turned ``step`` degrees apart
+    about a pivot below, as a hand is held) that ``reader`` reads wrong."""
+    wrong = set()
+    for seed in seeds:
+        for i, (back, front) in enumerate(itertools.permutations(COLOURS, 2)):
+            for step in steps:
+                canvas = table(420, 420, seed=step)
+                behind = place_turned(canvas, f"{back}-5", held_at(-step), step, 200, seed * 7 + i)
+                ahead = place_turned(canvas, f"{front}-6", held_at(0), 0, 200, seed * 7 + i + 1)
+                seen = sorted(card.name for card in reader.cards_from_detections(canvas, behind[:1] + ahead))
+                if seen != sorted([f"{back}-5", f"{front}-6"]):
+                    wrong.add((seed, back, front, step))
+    return wrong
+
+
+def test_a_back_card_in_a_tight_fan_is_coloured_by_its_own_field(reader):
+    """Seen on a Roboflow photo: a blue 5 fanned behind a red 6 was read red, its field window (0.2
+    of the index's size around it) holding more of the 6's field than its own strip. Each pixel of
+    the window now counts only for the index it lies nearest to (``own_field``): fans the shared
+    window read right stay right, and some it read wrong are right."""
+    shared = CardReader(reader.detector, settings=replace(reader.settings, own_field=False))
+    wrong_shared, wrong_own = fans_of_two(shared), fans_of_two(reader)
+    assert wrong_own <= wrong_shared
+    assert len(wrong_own) < len(wrong_shared)
 
 
 @pytest.mark.parametrize("design", ["modern", "classic"])

@@ -294,6 +294,7 @@ class ColourModel:
         light: Callable[[], np.ndarray | None] | None = None,
         *,
         pale: bool = False,
+        keep: np.ndarray | None = None,
     ) -> ColourVotes:
         """Count the pixels in ``box`` grown by ``margin`` of its longer side (the index and its field);
         ``light``: gains for a field with no white of its own (:meth:`field`).
@@ -302,10 +303,17 @@ class ColourModel:
         or a veil keeps its hue but loses its chroma, so that every pixel falls under
         :attr:`min_chroma` and counts as white ink. The floor is then the tint the index's ink shows
         here (the 90th percentile chroma of the crop's brightest tenth) plus a margin, never under the
-        least a calibration may set (:data:`LEAST_CHROMA_FLOOR`), never above the model's own."""
+        least a calibration may set (:data:`LEAST_CHROMA_FLOOR`), never above the model's own.
+
+        ``keep``: a mask of the window's shape (:func:`field_window`); only its pixels are counted
+        (the white they are balanced to is still the whole window's)."""
         crop = self.field(image_bgr, box, margin, light)
         if crop.size == 0:
             return ColourVotes()
+        if keep is not None:
+            crop = crop[keep]
+            if crop.size == 0:
+                return ColourVotes()
         if pale:
             lab = _to_lab(crop)
             chroma = _chroma(lab)
@@ -382,13 +390,21 @@ class ColourModel:
         return cls.from_json(text)
 
 
-def field_crop(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray:
-    """The pixels of ``box`` grown by ``margin`` × its longer side, clipped to the image (a view)."""
+def field_window(
+    shape: tuple[int, ...], box: tuple[float, ...], margin: float = 0.2
+) -> tuple[int, int, int, int]:
+    """``box`` grown by ``margin`` × its longer side, clipped to a picture of ``shape``: (left, top,
+    right, bottom) in whole pixels."""
     x1, y1, x2, y2 = box[:4]
     grow = margin * max(x2 - x1, y2 - y1)
-    height, width = image_bgr.shape[:2]
+    height, width = shape[:2]
     left, top = max(0, int(x1 - grow)), max(0, int(y1 - grow))
-    right, bottom = min(width, int(np.ceil(x2 + grow))), min(height, int(np.ceil(y2 + grow)))
+    return left, top, min(width, int(np.ceil(x2 + grow))), min(height, int(np.ceil(y2 + grow)))
+
+
+def field_crop(image_bgr: np.ndarray, box: tuple[float, ...], margin: float = 0.2) -> np.ndarray:
+    """The pixels of ``box`` grown by ``margin`` × its longer side, clipped to the image (a view)."""
+    left, top, right, bottom = field_window(image_bgr.shape, box, margin)
     return image_bgr[top:bottom, left:right]
 
 
