@@ -380,6 +380,8 @@ def test_true_boxes_score_the_reader_alone(tmp_path, capsys, roboflow_folder):
     assert report["index_symbols"]["indices"] == report["boxes"]["overall"]["truth"]
     out = capsys.readouterr().out
     assert "labelled boxes (reader alone)" in out and "symbols read at labelled indices" in out
+    assert report["index_symbols"]["cards_over_no_label"]["cards"] == 0  # every card read is on a label
+    assert "cards read over no labelled index (invented, or an index left unlabelled): 0 on 0 of 1" in out
 
 
 def test_named_cards_score_top1_per_card_colour_and_symbol():
@@ -408,9 +410,12 @@ def test_every_labelled_index_of_an_unlabelled_photo_scores_the_symbol_read_over
     evaluation.add_index_symbols(
         ((three, A), (three, B), (draw4, C), (cb, D)),
         [card("yellow-3", A), card("blue-8", B), card("wild-draw4", D)],  # the draw four read elsewhere
+        photo="first.jpg",
     )
-    evaluation.add_index_symbols(((eight, A),), [card("red-8", A)])
+    evaluation.add_index_symbols(((eight, A),), [card("red-8", A)], photo="second.jpg")
     scores = evaluation.to_json()["index_symbols"]
+    # The draw four read over the colour-blind symbol lies on no labelled index: invented, or unlabelled.
+    assert scores["cards_over_no_label"] == {"cards": 1, "photos": 1, "examples": ["first.jpg"]}
     assert scores["indices"] == 4  # the colour-blind symbol is no card's index
     assert scores["accuracy"] == 0.5
     assert scores["per_symbol"]["3"]["recall"] == 0.5 and scores["per_symbol"]["wild-draw4"]["truth"] == 1

@@ -463,6 +463,14 @@ def summary(report: dict) -> str:
     if "index_symbols" in report:
         indices = report["index_symbols"]
         lines.append(index_symbols_line(indices))
+        unbacked = indices.get("cards_over_no_label")
+        if unbacked is not None:
+            shown = ", ".join(Path(photo).name for photo in unbacked["examples"][:3])
+            lines.append(
+                f"cards read over no labelled index (invented, or an index left unlabelled): "
+                f"{unbacked['cards']} on {unbacked['photos']} of {report['images']} photos"
+                + (f"; e.g. {shown}" if shown else "")
+            )
         if indices.get("unread_lost_at"):
             lines.append(lost_at_line("indices no card was read over", indices["unread_lost_at"]))
     worst = report["worst_confusions"][:5]

@@ -362,6 +362,12 @@ class Evaluation:
     #: On a real deck's YOLO folder, the labelled indices no card was read over, by the step that
     #: dropped the last box over them (:data:`LOST_AT`).
     unread_index_lost_at: Counter = field(default_factory=Counter)
+    #: On a real deck's YOLO folder, the cards read whose indices lie on no labelled index: invented
+    #: cards (a pattern, a centre symbol) or real ones whose indices were left unlabelled, the photos
+    #: that have any, and the first few of those photos, to be looked at.
+    cards_over_no_label: int = 0
+    photos_with_cards_over_no_label: int = 0
+    cards_over_no_label_examples: list[str] = field(default_factory=list)
 
     def add_indices_found(self, truth: tuple[TruthCard, ...], detections: list[Detection]) -> None:
         """Count each labelled index as found when a detection of any symbol overlaps it as much as a
@@ -521,9 +527,18 @@ class Evaluation:
         boxes: tuple[tuple[int, tuple[float, float, float, float]], ...],
         cards: list[Card],
         trace: ReadTrace | None = None,
+        photo: str = "",
     ) -> None:
         """Score the symbol of the card read over each labelled card index (xyxy pixels) of a photo;
-        with the reader's ``trace``, an index no card was read over is blamed on the step that lost it."""
+        with the reader's ``trace``, an index no card was read over is blamed on the step that lost it.
+        Cards read over no labelled index at all are counted apart (``photo`` names the picture)."""
+        labelled_boxes = [box for class_id, box in boxes if CLASS_NAMES[class_id] in SYMBOL_CLASSES]
+        unbacked = [card for card in cards if not any(_card_over(box, [card]) for box in labelled_boxes)]
+        if unbacked:
+            self.cards_over_no_label += len(unbacked)
+            self.photos_with_cards_over_no_label += 1
+            if len(self.cards_over_no_label_examples) < EXAMPLES_PER_ERROR:
+                self.cards_over_no_label_examples.append(photo)
         for class_id, box in boxes:
             labelled = CLASS_NAMES[class_id]
             if labelled not in SYMBOL_CLASSES:
@@ -634,6 +649,11 @@ class Evaluation:
                     {"labelled": labelled, "read": read, "count": count}
                     for (labelled, read), count in self.index_symbol_mistakes.most_common()
                 ],
+            }
+            report["index_symbols"]["cards_over_no_label"] = {
+                "cards": self.cards_over_no_label,
+                "photos": self.photos_with_cards_over_no_label,
+                "examples": self.cards_over_no_label_examples,
             }
             if self.unread_index_lost_at:
                 report["index_symbols"]["unread_lost_at"] = {
@@ -796,7 +816,7 @@ def evaluate(
         elif item.cards is None:
             trace = ReadTrace()
             photo_cards = reader.cards_from_detections(image, detections, trace)
-            evaluation.add_index_symbols(boxes, photo_cards, trace)
+            evaluation.add_index_symbols(boxes, photo_cards, trace, str(item.path))
             if item.named is not None:
                 x1, y1, x2, y2 = item.named.boxes[0]
                 width, height = image.shape[1], image.shape[0]
