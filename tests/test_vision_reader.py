@@ -1223,6 +1223,34 @@ def test_boxes_the_corner_check_finds_on_no_card_are_not_read(reader):
     assert checked.at_one_view(checked.detector.imgsz).corners is checked.corners
 
 
+class FixedDoubt:
+    """A corner check that doubts every box as much."""
+
+    def __init__(self, doubt: float) -> None:
+        self.doubt = doubt
+        self.info: dict = {}
+
+    def not_corner(self, image, boxes):
+        return np.full(len(boxes), self.doubt, np.float32)
+
+
+def test_a_lone_corner_the_corner_check_rather_doubts_is_no_card(reader):
+    """Seen on Roboflow's photos read by networks that never saw them: wilds read in grass, soil and
+    patterned cloth, each from one box. Two paired corners vouch for each other; a lone one makes a
+    card only where the corner check finds it more likely a card's corner than not."""
+    canvas = table(260, 440)
+    whole = paste(canvas, "red-7", 30, 30, height=160)
+    fanned = paste(canvas, "blue-3", 250, 30, height=160)
+    detections = whole.indices + fanned.indices[:1]  # the blue 3 shows one corner
+    for doubt, read in ((0.3, ["blue-3", "red-7"]), (0.6, ["red-7"])):
+        checked = CardReader(reader.detector, settings=reader.settings, corners=FixedDoubt(doubt))
+        assert sorted(c.name for c in checked.cards_from_detections(canvas, detections)) == read
+    lenient = CardReader(
+        reader.detector, settings=replace(reader.settings, lone_corner_doubt=None), corners=FixedDoubt(0.6)
+    )
+    assert sorted(c.name for c in lenient.cards_from_detections(canvas, detections)) == ["blue-3", "red-7"]
+
+
 def test_a_reader_with_other_colours_keeps_everything_else(reader) -> None:
     """A table's colour calibration swaps the colour model only: the symbols in play, the networks
     and the settings stay (the lab's calibrated reader once lost the glyph classifier this way)."""

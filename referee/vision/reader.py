@@ -207,6 +207,14 @@ class ReaderSettings:
     #: A box the card-corner check (:mod:`referee.vision.corners`) finds this sure lies on no card's
     #: corner is dropped before anything else reads it.
     corner_reject: float = 0.9
+    #: A card read from one corner alone (no other corner paired with it) is kept only where the
+    #: corner check finds its box less likely than this to lie on no card's corner (None: kept at
+    #: any doubt under :attr:`corner_reject`). Paired corners vouch for each other; a lone one has
+    #: only itself, and networks that never saw a table's cloth read wilds in grass, soil and
+    #: patterns there: the held-out reader read 583 lone cards over no labelled index of Roboflow's
+    #: 2,000 training photos (forty-ninth session). 0.5 is the check's own decision boundary. Boxes
+    #: a learnt face vouched for are exempt.
+    lone_corner_doubt: float | None = 0.5
     #: With a learnt deck, the detector's proposals down to this score are read too, where it boxed
     #: the same glyph at its own floor nowhere (None: only its own floor's) …
     deck_floor: float | None = 0.05
@@ -463,8 +471,9 @@ class CardReader:
         fields = _Fields(image_bgr, self.colour_model, sure_indices)
         probation = {d.box for d in weak}
         doubted: set[Box] = set()
+        doubts: dict[Box, float] = {}
         if self.corners is not None:
-            detections, doubted = self._on_cards(image_bgr, detections)
+            detections, doubted, doubts = self._on_cards(image_bgr, detections)
             probation |= doubted
         if trace is not None:
             trace.detected, trace.on_cards = detected, _symbol_boxes(detections)
@@ -521,6 +530,14 @@ class CardReader:
                 and _beside_a_neighbour(group[0].detection, sure_corners, settings)
             )
         ]
+        if settings.lone_corner_doubt is not None and doubts:
+            groups = [
+                group
+                for group in groups
+                if len(group) == 2
+                or group[0].detection.box in vouched
+                or doubts.get(group[0].detection.box, 0.0) < settings.lone_corner_doubt
+            ]
         if settings.pale_fields:
             groups = _without_pale_rivals(groups, settings)
         groups = self._read_centres(groups, image_bgr)
@@ -531,19 +548,21 @@ class CardReader:
 
     def _on_cards(
         self, image_bgr: np.ndarray, detections: list[Detection]
-    ) -> tuple[list[Detection], set[Box]]:
+    ) -> tuple[list[Detection], set[Box], dict[Box, float]]:
         """The detections less the index boxes the corner check is sure lie on no card's corner (a
         phone's clock, a score sheet's digits): a card's evidence is around its index, not in it.
         With a learnt deck those boxes stay, on probation (returned apart): a face of the deck may
-        still vouch for them (:attr:`ReaderSettings.deck_sure`)."""
+        still vouch for them (:attr:`ReaderSettings.deck_sure`). Also returns each index box's
+        doubt, which a lone corner must pass again (:attr:`ReaderSettings.lone_corner_doubt`)."""
         indices = [i for i, d in enumerate(detections) if d.class_name in SYMBOL_CLASSES]
         if not indices:
-            return detections, set()
+            return detections, set(), {}
         doubt = self.corners.not_corner(image_bgr, [detections[i].box for i in indices])
+        doubts = {detections[i].box: float(share) for i, share in zip(indices, doubt, strict=True)}
         dropped = {i for i, share in zip(indices, doubt, strict=True) if share >= self.settings.corner_reject}
         if self._deck_rescues:
-            return detections, {detections[i].box for i in dropped}
-        return [d for i, d in enumerate(detections) if i not in dropped], set()
+            return detections, {detections[i].box for i in dropped}, doubts
+        return [d for i, d in enumerate(detections) if i not in dropped], set(), doubts
 
     def _deck_vouches(self, match: DeckMatch | None, probabilities: np.ndarray) -> bool:
         """Whether a learnt face recognises a box on probation surely enough to keep it: at
