@@ -1135,6 +1135,7 @@ class _Fields:
         self._centres = {index.box: index.centre for index in indices}
         self._sizes = {index.box: index.size for index in indices}
         self._votes: dict[tuple[Box, float], ColourVotes] = {}
+        self._own: dict[tuple[Box, float], ColourVotes] = {}  # the same, of each box's own pixels
         self._gains: dict[Box, np.ndarray | None] = {}
 
     def votes(self, box: Box, margin: float) -> ColourVotes:
@@ -1158,12 +1159,12 @@ class _Fields:
         keep = self._own_pixels(box, margin)
         if keep is None:
             return self.votes(box, margin)
-        key = (box, -margin)  # kept apart from the whole window's votes
-        if key not in self._votes:
-            self._votes[key] = self._model.votes(
+        key = (box, margin)
+        if key not in self._own:
+            self._own[key] = self._model.votes(
                 self.image, box, margin, lambda: self._borrowed_light(box), keep=keep
             )
-        return self._votes[key]
+        return self._own[key]
 
     def _own_pixels(self, box: Box, margin: float) -> np.ndarray | None:
         """Which pixels of the field window around ``box`` lie nearer (in box sizes) to its centre
