@@ -1132,10 +1132,10 @@ class _Fields:
     def __init__(self, image_bgr: np.ndarray, model: ColourModel, indices: Sequence[Detection] = ()) -> None:
         self.image = image_bgr
         self._model = model
-        self._centres = {index.box: index.centre for index in indices}
-        self._sizes = {index.box: index.size for index in indices}
+        self._indices = {index.box: index for index in indices}
         self._votes: dict[tuple[Box, float], ColourVotes] = {}
         self._own: dict[tuple[Box, float], ColourVotes] = {}  # the same, of each box's own pixels
+        self._masks: dict[tuple[Box, float], np.ndarray | None] = {}  # which pixels are a box's own
         self._gains: dict[Box, np.ndarray | None] = {}
 
     def votes(self, box: Box, margin: float) -> ColourVotes:
@@ -1168,7 +1168,14 @@ class _Fields:
 
     def _own_pixels(self, box: Box, margin: float) -> np.ndarray | None:
         """Which pixels of the field window around ``box`` lie nearer (in box sizes) to its centre
-        than to any neighbouring index's; None where no neighbour claims any of them."""
+        than to any neighbouring index's; None where no neighbour claims any of them. Kept: the
+        pale second reading asks again for the same window."""
+        key = (box, margin)
+        if key not in self._masks:
+            self._masks[key] = self._nearest_pixels(box, margin)
+        return self._masks[key]
+
+    def _nearest_pixels(self, box: Box, margin: float) -> np.ndarray | None:
         left, top, right, bottom = field_window(self.image.shape, box, margin)
         if right <= left or bottom <= top:
             return None
@@ -1176,9 +1183,9 @@ class _Fields:
         size = max(box[2] - box[0], box[3] - box[1], 1e-3)
         reach = math.hypot(right - left, bottom - top)
         neighbours = [
-            (other_centre, self._sizes[other])
-            for other, other_centre in self._centres.items()
-            if other != box and 0.5 * size <= math.dist(centre, other_centre) <= reach + self._sizes[other]
+            (other.centre, other.size)
+            for other in self._indices.values()
+            if other.box != box and 0.5 * size <= math.dist(centre, other.centre) <= reach + other.size
         ]
         if not neighbours:
             return None
@@ -1201,9 +1208,9 @@ class _Fields:
             return None
         centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
         lit = [
-            (math.dist(centre, other_centre), gains)
-            for other, other_centre in self._centres.items()
-            if other != box and (gains := self._own_light(other)) is not None
+            (math.dist(centre, other.centre), gains)
+            for other in self._indices.values()
+            if other.box != box and (gains := self._own_light(other.box)) is not None
         ]
         return min(lit, key=lambda pair: pair[0])[1] if lit else None
 
