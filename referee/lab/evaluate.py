@@ -532,10 +532,12 @@ class Evaluation:
         """Score the symbol of the card read over each labelled card index (xyxy pixels) of a photo;
         with the reader's ``trace``, an index no card was read over is blamed on the step that lost it.
         Cards read over no labelled index at all are counted apart (``photo`` names the picture)."""
-        labelled_boxes = [box for class_id, box in boxes if CLASS_NAMES[class_id] in SYMBOL_CLASSES]
-        unbacked = [card for card in cards if not any(_card_over(box, [card]) for box in labelled_boxes)]
+        symbol_boxes = [box for class_id, box in boxes if CLASS_NAMES[class_id] in SYMBOL_CLASSES]
+        overlaps = {box: _card_overlaps(box, cards) for box in symbol_boxes}
+        backed = {i for row in overlaps.values() for i, share in enumerate(row) if share >= CARD_IOU}
+        unbacked = len(cards) - len(backed)
         if unbacked:
-            self.cards_over_no_label += len(unbacked)
+            self.cards_over_no_label += unbacked
             self.photos_with_cards_over_no_label += 1
             if len(self.cards_over_no_label_examples) < EXAMPLES_PER_ERROR:
                 self.cards_over_no_label_examples.append(photo)
@@ -543,7 +545,7 @@ class Evaluation:
             labelled = CLASS_NAMES[class_id]
             if labelled not in SYMBOL_CLASSES:
                 continue
-            read = _card_over(box, cards)
+            read = _best_card(overlaps[box], cards)
             symbol = _symbol(read) if read else None
             self.index_symbols.add(labelled, symbol)
             if symbol != labelled:
@@ -665,9 +667,16 @@ class Evaluation:
 def _card_over(index_box: tuple[float, float, float, float], cards: list[Card]) -> str | None:
     """The name of the read card whose indices overlap ``index_box`` most, if they overlap it enough
     (:data:`CARD_IOU`); None where no card was read there."""
-    overlaps = [
-        index_overlap(index_box, np.asarray([d.box for d in c.indices], np.float64)).max() for c in cards
-    ]
+    return _best_card(_card_overlaps(index_box, cards), cards)
+
+
+def _card_overlaps(index_box: tuple[float, float, float, float], cards: list[Card]) -> list[float]:
+    """How well each read card lies on ``index_box``: the best of its indices (:func:`index_overlap`)."""
+    return [float(index_overlap(index_box, np.asarray([d.box for d in c.indices])).max()) for c in cards]
+
+
+def _best_card(overlaps: list[float], cards: list[Card]) -> str | None:
+    """The name of the card that overlaps most (``overlaps`` from :func:`_card_overlaps`), if enough."""
     best = int(np.argmax(overlaps)) if overlaps else -1
     return cards[best].name if best >= 0 and overlaps[best] >= CARD_IOU else None
 

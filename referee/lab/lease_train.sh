@@ -92,11 +92,11 @@ if [ -n "$FACES" ] && [ "$FACES_COUNT" -gt 0 ]; then
   DEALT=$(ls "$DATA-faces"/images/train | wc -l)
 fi
 log "train images: $(ls "$DATA"/images/train | wc -l) + $DEALT dealt a photographed deck, val: $(ls "$DATA"/images/val | wc -l)"
-LEFT=$((BUDGET - $(el)))
 # ultralytics' clock starts after it has scanned the labels (~20 s for 50,000 scenes) and stops before its
 # final validation: MARGIN covers both and the copying back (the s50 lease, at 50 s, was cut in its last one).
 MARGIN=${MARGIN:-100}
-HOURS=$($PY -c "print(round(max($LEFT - $MARGIN, 30) / 3600, 4))")  # a short dry run still trains a little
+hours_left() { $PY -c "print(round(max($BUDGET - $(el) - $MARGIN, 30) / 3600, 4))"; }  # a dry run still trains a little
+HOURS=$(hours_left)
 log "training for $HOURS h"
 train() {
   timeout $((BUDGET - $(el) - 12)) $PY -m referee.lab.training "$TRAIN_SET/data.yaml" --name det-gpu --runs "$RUNS" \
@@ -108,7 +108,7 @@ train "$HOURS" "$BATCH" "$WORKERS"
 if [ $? -ne 0 ] && [ $(( $(el) - TRAINING_FROM )) -lt 90 ]; then
   log "training failed early, retrying with batch 64 and 6 workers"; tail -5 "$OUT/train.log"
   rm -rf "$RUNS/det-gpu"
-  HOURS=$($PY -c "print(round(max($BUDGET - $(el) - $MARGIN, 30) / 3600, 4))")
+  HOURS=$(hours_left)
   train "$HOURS" 64 6
 fi
 grep -a -E "Epoch|all |epochs completed|Error|error|Traceback|best checkpoint" "$OUT/train.log" | tr '\r' '\n' | grep -v "it/s]$" | tail -n 60
