@@ -1139,6 +1139,46 @@ def test_a_back_card_in_a_tight_fan_is_coloured_by_its_own_field(reader):
     assert len(wrong_own) < len(wrong_shared)
 
 
+def corners_in_cloth(reader: CardReader, reaches=(1.6, 1.75, 1.9)) -> set[tuple[str, str, float]]:
+    """The 8s of every colour, each on a cloth of every other print colour that reaches over the
+    card's edge into the top of its index's field window (``reach`` of the window's half-height past
+    its top; the box itself untouched), that ``reader`` reads in the wrong colour or not at all. The
+    box is a detector's: a little looser than the glyph."""
+    cloths = {"red": (40, 60, 200), "yellow": (40, 200, 220), "green": (40, 170, 60), "blue": (200, 120, 40)}
+    wrong = set()
+    for colour, (cloth_name, cloth) in itertools.product(COLOURS, cloths.items()):
+        if cloth_name == colour:
+            continue
+        for reach in reaches:
+            canvas = table(260, 220, colour=cloth)
+            glyph = paste(canvas, f"{colour}-8", 30, 30).indices[0]
+            grow = 0.15 * glyph.size
+            x1, y1 = glyph.box[0] - grow, glyph.box[1] - grow
+            x2, y2 = glyph.box[2] + grow, glyph.box[3] + grow
+            index = replace(glyph, box=(x1, y1, x2, y2))
+            margin = reader.settings.field_margin * index.size
+            cloth_mask = np.zeros(canvas.shape[:2], bool)
+            bottom = y1 - margin + reach * (y2 - y1 + 2 * margin) / 2
+            cloth_mask[int(y1 - margin) : int(bottom), int(x1 - margin) : int(x2 + margin) + 1] = True
+            cloth_mask[int(y1) : int(y2) + 1, int(x1) : int(x2) + 1] = False
+            canvas[cloth_mask] = cloth
+            if [card.name for card in reader.cards_from_detections(canvas, [index])] != [f"{colour}-8"]:
+                wrong.add((colour, cloth_name, reach))
+    return wrong
+
+
+def test_a_corner_whose_field_window_reaches_into_the_cloth_is_coloured_by_its_box(reader):
+    """Seen on Roboflow photos: a blue 8 at the back of a fan on grass, its index near the card's edge,
+    counted 208 green pixels to 200 blue in its field window, but 19 to 121 inside its box, and was
+    read green. Where the window does not decide (confidence under ``strong``), the box's own pixels
+    now do when they are sure (``index_field_margin``): corners the window read right stay right, and
+    most it read wrong are right."""
+    window_only = CardReader(reader.detector, settings=replace(reader.settings, index_field_margin=None))
+    wrong_window, wrong_now = corners_in_cloth(window_only), corners_in_cloth(reader)
+    assert wrong_now <= wrong_window
+    assert len(wrong_now) < len(wrong_window) / 2
+
+
 @pytest.mark.parametrize("design", ["modern", "classic"])
 def test_a_4_on_a_black_field_is_the_wild_draw4_its_belief_names(reader, design):
     """Seen on a deck never trained on: its outlined +4 was boxed as a 4, and a 4 on a black field is
