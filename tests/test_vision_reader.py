@@ -1291,6 +1291,23 @@ def test_a_lone_corner_the_corner_check_rather_doubts_is_no_card(reader):
     assert sorted(c.name for c in lenient.cards_from_detections(canvas, detections)) == ["blue-3", "red-7"]
 
 
+@pytest.mark.parametrize("back", ["blue-3", "green-skip", "wild", "wild-draw4"])
+def test_a_doubted_lone_corner_beside_a_whole_card_is_a_fans_back_card(reader, back):
+    """Seen on Roboflow's fans read by networks that never saw the deck: every labelled corner the
+    corner check's doubt dropped was a back card's one corner beside the next card's. A coloured lone
+    corner beside a corner of a card read from both corners stays a card however doubted; a wild's
+    does not (its black field is the colour of every shadow), nor a lone corner with no card beside."""
+    doubting = CardReader(reader.detector, settings=reader.settings, corners=FixedDoubt(0.6))
+    for spacing in (30, 45, 60):
+        canvas = table(260, 480)
+        behind = paste(canvas, back, 30, 30, height=160)
+        front = paste(canvas, "red-7", 30 + spacing, 30, height=160)
+        alone = paste(canvas, "yellow-5", 300, 30, height=160)
+        detections = behind.indices[:1] + front.indices + alone.indices[:1]
+        seen = sorted(card.name for card in doubting.cards_from_detections(canvas, detections))
+        assert seen == (["red-7"] if back.startswith("wild") else sorted([back, "red-7"]))
+
+
 def test_a_reader_with_other_colours_keeps_everything_else(reader) -> None:
     """A table's colour calibration swaps the colour model only: the symbols in play, the networks
     and the settings stay (the lab's calibrated reader once lost the glyph classifier this way)."""
