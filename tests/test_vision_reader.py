@@ -1308,6 +1308,26 @@ def test_a_doubted_lone_corner_beside_a_whole_card_is_a_fans_back_card(reader, b
         assert seen == (["red-7"] if back.startswith("wild") else sorted([back, "red-7"]))
 
 
+@pytest.mark.parametrize("wild", ["wild", "wild-draw4"])
+def test_a_lone_wild_away_from_every_whole_card_needs_a_surer_corner_check(reader, wild):
+    """Seen on Roboflow's photos read by networks that never saw the deck: wilds read from one box in
+    the grass, soil and patterned cloth around a fan whose cards were read whole. In a picture that
+    holds a card read from both corners, a lone wild beside none of their corners is a card only
+    where the corner check barely doubts it; beside one (a fan's back card), or in a picture holding
+    no whole card, the usual doubt will do, and so for a coloured lone corner."""
+    canvas = table(260, 560)
+    beside = paste(canvas, wild, 30, 30, height=160)  # a fan's back card, one corner seen
+    whole = paste(canvas, "red-7", 75, 30, height=160)
+    coloured = paste(canvas, "blue-3", 260, 30, height=160)
+    apart = paste(canvas, wild, 420, 30, height=160)
+    lone = [beside.indices[0], coloured.indices[0], apart.indices[0]]
+    for doubt, read in ((0.05, ["blue-3", "red-7", wild, wild]), (0.3, ["blue-3", "red-7", wild])):
+        checked = CardReader(reader.detector, settings=reader.settings, corners=FixedDoubt(doubt))
+        seen = checked.cards_from_detections(canvas, whole.indices + lone)
+        assert sorted(card.name for card in seen) == sorted(read)
+        assert [c.name for c in checked.cards_from_detections(canvas, [apart.indices[0]])] == [wild]
+
+
 def test_a_reader_with_other_colours_keeps_everything_else(reader) -> None:
     """A table's colour calibration swaps the colour model only: the symbols in play, the networks
     and the settings stay (the lab's calibrated reader once lost the glyph classifier this way)."""
