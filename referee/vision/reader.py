@@ -560,7 +560,7 @@ class CardReader:
                 for group in groups
                 if len(group) == 2
                 or group[0].detection.box in vouched
-                or self._lone_corner_passes(group[0], doubts, paired)
+                or self._lone_corner_passes(group[0], doubts.get(group[0].detection.box, 0.0), paired)
             ]
         if settings.pale_fields:
             groups = _without_pale_rivals(groups, settings)
@@ -568,17 +568,17 @@ class CardReader:
         cards = [self._card(group, image_bgr.shape) for group in groups]
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
 
-    def _lone_corner_passes(self, lone: _Index, doubts: dict[Box, float], paired: list[Detection]) -> bool:
-        """Whether a card read from one corner passes the corner check's doubt
+    def _lone_corner_passes(self, lone: _Index, doubt: float, paired: list[Detection]) -> bool:
+        """Whether a card read from one corner, which the corner check doubts this much, passes
         (:attr:`ReaderSettings.lone_corner_doubt`, :attr:`ReaderSettings.lone_beside_paired`,
         :attr:`ReaderSettings.lone_wild_apart_doubt`); ``paired``: the corners of the cards read
         from both corners."""
         settings = self.settings
-        doubt = doubts.get(lone.detection.box, 0.0)
         beside = _beside_a_neighbour(lone.detection, paired, settings)
-        if lone.colour is None and paired and not beside and settings.lone_wild_apart_doubt is not None:
+        wild_apart = lone.colour is None and bool(paired) and not beside
+        if wild_apart and settings.lone_wild_apart_doubt is not None:
             return doubt < settings.lone_wild_apart_doubt
-        if doubt < settings.lone_corner_doubt:
+        if settings.lone_corner_doubt is None or doubt < settings.lone_corner_doubt:
             return True
         return settings.lone_beside_paired and lone.colour is not None and beside
 
