@@ -52,3 +52,16 @@ def held_out_folder(tmp_path):
         return folder
 
     return make
+
+
+@pytest.fixture(scope="session")
+def roboflow_held_out() -> dict[str, str]:
+    """The networks that never saw the Roboflow deck (``models/lodo/roboflow``) as ``card_reader``'s
+    keyword arguments; skipped where the folder is absent (an installed package has none)."""
+    from models import HELD_OUT_FOLDER, HELD_OUT_NETWORKS, model_file
+
+    folder = model_file(HELD_OUT_FOLDER) / "roboflow"
+    if not folder.is_dir():
+        pytest.skip("models/lodo/ is in a checkout only")
+    keys = ("model", "glyph_model", "corner_model")
+    return {key: str(folder / name) for key, name in zip(keys, HELD_OUT_NETWORKS, strict=True)}

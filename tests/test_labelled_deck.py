@@ -84,23 +84,15 @@ def test_bad_input_is_one_line(train, tmp_path, capsys):
     assert not (tmp_path / "deck.json").exists()
 
 
-def test_a_deck_no_network_saw_reads_its_other_photos_once_learnt(train, shared, tmp_path):
+def test_a_deck_no_network_saw_reads_its_other_photos_once_learnt(train, shared, tmp_path, roboflow_held_out):
     """Roboflow, leave-one-deck-out (model card, forty-third, forty-fourth and fiftieth sessions): learnt
     from one training photo a face, the held-out networks read 59 of the 60 named validation photos
     (60 of 60 with the held-out networks before the fiftieth session, which read fewer of the 900
     labelled indices without a deck: 0.962 against 0.974 now)."""
-    from models import HELD_OUT_FOLDER, model_file
     from referee.lab.evaluate import evaluate
     from referee.table.session import card_reader
 
-    held_out = model_file(HELD_OUT_FOLDER) / "roboflow"
-    if not held_out.is_dir():
-        pytest.skip("models/lodo/ is in a checkout only")
-    networks = {
-        "model": str(held_out / "uno_cards.onnx"),
-        "glyph_model": str(held_out / "uno_glyphs.onnx"),
-        "corner_model": str(held_out / "uno_corners.onnx"),
-    }
+    networks = roboflow_held_out
     learner = card_reader(None, **networks)
     photos = labelled_images(train, roboflow=True, named=NAMES)
     deck, _ = learn_from_labels(photos, learner.detect, learner.glyphs, source="train")

@@ -80,25 +80,16 @@ def test_shipped_model_names_the_real_cards(shared):
     assert named["top1_accuracy"] >= 0.95, named["mistakes"]
 
 
-def test_networks_that_never_saw_the_deck_name_the_real_cards(shared):
+def test_networks_that_never_saw_the_deck_name_the_real_cards(shared, roboflow_held_out):
     """Roboflow, leave-one-deck-out without a deck: the held-out networks (`models/lodo/roboflow`)
     on the 60 named photos. A guard for the reader's rules as much as for those weights: at the
     fifty-first session's end they read 59 of 60 (the one miss: a wild draw four, unread); before it,
     56 (two blue 8s read green from the grass in their field windows, and a fan's back card, a
     yellow 0, dropped as a doubted lone corner)."""
-    from models import HELD_OUT_FOLDER, model_file
     from referee.lab.evaluate import evaluate
     from referee.table.session import card_reader
 
-    held_out = model_file(HELD_OUT_FOLDER) / "roboflow"
-    if not held_out.is_dir():
-        pytest.skip("models/lodo/ is in a checkout only")
-    reader = card_reader(
-        None,
-        model=str(held_out / "uno_cards.onnx"),
-        glyph_model=str(held_out / "uno_glyphs.onnx"),
-        corner_model=str(held_out / "uno_corners.onnx"),
-    )
+    reader = card_reader(None, **roboflow_held_out)
     photos = labelled_images(shared / "data" / "uno-cards-roboflow" / "valid", roboflow=True, named=EXPECTED)
     named = evaluate(reader, photos).to_json()["named"]
     assert named["photos"] == 60

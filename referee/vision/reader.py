@@ -574,13 +574,15 @@ class CardReader:
         :attr:`ReaderSettings.lone_wild_apart_doubt`); ``paired``: the corners of the cards read
         from both corners."""
         settings = self.settings
-        beside = _beside_a_neighbour(lone.detection, paired, settings)
-        wild_apart = lone.colour is None and bool(paired) and not beside
-        if wild_apart and settings.lone_wild_apart_doubt is not None:
-            return doubt < settings.lone_wild_apart_doubt
-        if settings.lone_corner_doubt is None or doubt < settings.lone_corner_doubt:
-            return True
-        return settings.lone_beside_paired and lone.colour is not None and beside
+        passes = settings.lone_corner_doubt is None or doubt < settings.lone_corner_doubt
+        if lone.colour is None:  # a wild: apart from every whole card, it must be surer
+            surer = settings.lone_wild_apart_doubt
+            if surer is not None and doubt >= surer and paired:
+                return passes and _beside_a_neighbour(lone.detection, paired, settings)
+            return passes
+        return passes or (
+            settings.lone_beside_paired and _beside_a_neighbour(lone.detection, paired, settings)
+        )
 
     # --- the glyph classifier's second look -------------------------------------------------------
 
@@ -810,7 +812,8 @@ class CardReader:
         """A coloured card's index: white ink on a print colour, or a colour-blind symbol beside it."""
         model, settings = self.colour_model, self.settings
         own = settings.own_field
-        votes = (fields.own_votes if own else fields.votes)(detection.box, settings.field_margin)
+        field_votes = fields.own_votes if own else fields.votes
+        votes = field_votes(detection.box, settings.field_margin)
         reading = model.read(votes)
         symbol = nearest_colourblind(detection, colourblind, settings.colourblind_radius)
         looks_printed = detection.size < settings.ink_visible_from or (
@@ -821,7 +824,7 @@ class CardReader:
         if symbol is not None:
             return _Index(detection, votes, COLOURBLIND_TO_COLOUR[symbol.class_name], "symbol", symbol.score)
         if settings.index_field_margin is not None and looks_printed:
-            inner = (fields.own_votes if own else fields.votes)(detection.box, settings.index_field_margin)
+            inner = field_votes(detection.box, settings.index_field_margin)
             inner_reading = model.read(inner)
             if inner_reading.colour in COLOURS and inner_reading.confidence >= model.strong:
                 return _Index(detection, inner, inner_reading.colour, "hue", 1.0)
