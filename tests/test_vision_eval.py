@@ -219,6 +219,21 @@ def test_eval_command_on_a_yolo_folder(roboflow_folder, tmp_path, capsys):
     assert "indices no card was read over, where the reader lost them: detector 1," in out
 
 
+def test_eval_draws_a_real_photos_index_mistakes(roboflow_folder, tmp_path, capsys):
+    model = write_scripted_model(tmp_path / "model.onnx", tensor_for_boxes([A], ["7"], scores=[0.9]))
+    errors = tmp_path / "errors"
+    argv = ["eval", str(roboflow_folder), "--roboflow", "--model", str(model), "--errors", str(errors)]
+    assert main([*argv, "--report", str(tmp_path / "report")]) == 0
+    assert f"pictures with mistakes drawn: {errors}" in capsys.readouterr().out
+    drawn = cv2.imread(str(errors / "photo.jpg"))
+    assert drawn.shape == (320, 320, 3)
+    # Nothing is read on the bare table: every labelled index is framed as missed, beside its box.
+    photo = cv2.imread(str(roboflow_folder / "images" / "photo.jpg")).astype(int)
+    for x1, y1, x2, y2 in (A, B, C):
+        near = (slice(y1 - 8, y2 + 8), slice(x1 - 8, x2 + 8))
+        assert abs(drawn.astype(int)[near] - photo[near]).mean() > 5
+
+
 def test_roboflow_ids_are_mapped(roboflow_folder):
     (item,) = labelled_images(roboflow_folder, roboflow=True)
     boxes = item.boxes(320, 320)
@@ -451,6 +466,24 @@ def test_an_index_no_card_was_read_over_is_blamed_on_the_step_that_lost_it():
     without = Evaluation()
     without.add_index_symbols(((draw2, B),), [])
     assert "unread_lost_at" not in without.to_json()["index_symbols"]
+
+
+def test_a_photos_index_mistakes_are_returned_to_be_drawn_with_the_step_that_lost_each():
+    """`eval --errors` draws real photos too: each index read wrong or not at all, named with the
+    step that lost it, and each card read over no labelled index."""
+    three, draw2 = CLASS_NAMES.index("3"), CLASS_NAMES.index("draw2")
+    trace = ReadTrace(detected=[detection(A, "3")])
+    mistakes = Evaluation().add_index_symbols(
+        ((three, A), (draw2, B)), [card("blue-8", A), card("wild", D)], trace, "photo.jpg"
+    )
+    assert [(m.kind, m.box, m.text) for m in mistakes] == [
+        ("invented", D, "wild over no label"),
+        ("wrong_symbol", A, "3 read as blue-8"),
+        ("missed", B, "draw2, lost at detector"),
+    ]
+    untraced = Evaluation().add_index_symbols(((draw2, B),), [])
+    assert [(m.kind, m.text) for m in untraced] == [("missed", "draw2")]
+    assert Evaluation().add_index_symbols(((three, A),), [card("red-3", A)]) == []
 
 
 def test_names_file_keeps_the_named_photos_and_rejects_bad_names(roboflow_folder, tmp_path):

@@ -103,9 +103,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--errors",
         type=Path,
         metavar="DIR",
-        help="rendered datasets: also draw every picture with a card mistake into DIR (cards read, "
-        "labelled indices, and each mistake named: doubled, on_a_card, invented, missed, wrong_symbol, "
-        "wrong_colour)",
+        help="rendered datasets and photos labelled by index (a real deck's YOLO folder): also draw "
+        "every picture with a mistake into DIR (cards read, labelled indices, and each mistake named: "
+        "doubled, on_a_card, invented, missed, wrong_symbol, wrong_colour; on photos, an index missed "
+        "with the step that lost it, and a card over no labelled index as invented)",
     )
     add_detector_arguments(parser, threads=2)
     add_reader_arguments(parser)
@@ -194,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
     print(summary(report))
     print(f"report: {args.report / 'report.json'}, confusion matrix: {args.report / 'confusion.png'}")
     if args.errors is not None:
-        print(f"pictures with card mistakes drawn: {args.errors}")
+        print(f"pictures with mistakes drawn: {args.errors}")
     return 0
 
 

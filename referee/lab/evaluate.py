@@ -528,16 +528,24 @@ class Evaluation:
         cards: list[Card],
         trace: ReadTrace | None = None,
         photo: str = "",
-    ) -> None:
+    ) -> list[CardError]:
         """Score the symbol of the card read over each labelled card index (xyxy pixels) of a photo;
         with the reader's ``trace``, an index no card was read over is blamed on the step that lost it.
-        Cards read over no labelled index at all are counted apart (``photo`` names the picture)."""
+        Cards read over no labelled index at all are counted apart (``photo`` names the picture).
+
+        Returns the photo's mistakes, to draw (:func:`draw_card_errors`): each index read as another
+        symbol ("wrong_symbol") or not at all ("missed", with the step that lost it), and each card
+        read over no labelled index ("invented": or over an index its labeller left out)."""
         symbol_boxes = [box for class_id, box in boxes if CLASS_NAMES[class_id] in SYMBOL_CLASSES]
         overlaps = {box: _card_overlaps(box, cards) for box in symbol_boxes}
         backed = {i for row in overlaps.values() for i, share in enumerate(row) if share >= CARD_IOU}
-        unbacked = len(cards) - len(backed)
-        if unbacked:
-            self.cards_over_no_label += unbacked
+        mistakes = [
+            CardError("invented", _union(tuple(d.box for d in card.indices)), f"{card.name} over no label")
+            for i, card in enumerate(cards)
+            if i not in backed
+        ]
+        if mistakes:
+            self.cards_over_no_label += len(mistakes)
             self.photos_with_cards_over_no_label += 1
             if len(self.cards_over_no_label_examples) < EXAMPLES_PER_ERROR:
                 self.cards_over_no_label_examples.append(photo)
@@ -548,10 +556,16 @@ class Evaluation:
             read = _best_card(overlaps[box], cards)
             symbol = _symbol(read) if read else None
             self.index_symbols.add(labelled, symbol)
-            if symbol != labelled:
-                self.index_symbol_mistakes[(labelled, symbol or "nothing")] += 1
-            if symbol is None and trace is not None:
-                self.unread_index_lost_at[lost_at((box,), trace)] += 1
+            if symbol is not None and symbol != labelled:
+                self.index_symbol_mistakes[(labelled, symbol)] += 1
+                mistakes.append(CardError("wrong_symbol", box, f"{labelled} read as {read}"))
+            elif symbol is None:
+                self.index_symbol_mistakes[(labelled, "nothing")] += 1
+                step = lost_at((box,), trace) if trace is not None else None
+                if step is not None:
+                    self.unread_index_lost_at[step] += 1
+                mistakes.append(CardError("missed", box, labelled + (f", lost at {step}" if step else "")))
+        return mistakes
 
     def _score_card(self, truth: str | None, read: str | None) -> None:
         """One card pair; a wrong name is a miss of the true card and a false reading of the other."""
@@ -787,7 +801,8 @@ def evaluate(
 
     ``true_boxes`` hands the reader the labelled boxes instead of the network's: the card scores
     then measure the reader alone (colour, pairing, rejection), the ceiling for a perfect detector.
-    ``errors``: a folder that receives every rendered scene with a card mistake, drawn
+    ``errors``: a folder that receives every rendered scene with a card mistake, and every photo
+    labelled by index (a real deck's YOLO folder) with an index mistake, drawn
     (:func:`draw_card_errors`), to look at what the figures count.
     """
     evaluation = Evaluation()
@@ -817,15 +832,16 @@ def evaluate(
                 item.cards, cards, item.kind, item.outlines, str(item.path), trace, item.partly_shown
             )
             if errors is not None and mistakes:
-                target = errors / f"{item.path.stem}.jpg"
-                if not cv2.imwrite(str(target), draw_card_errors(image, item.cards, cards, mistakes)):
-                    raise UserError(f"cannot write {target}: check that {errors} is writable")
+                _write_errors(errors, item.path, draw_card_errors(image, item.cards, cards, mistakes))
         if item.one_card_photo:
             evaluation.add_named(item.named, reader.cards_from_detections(image, detections))
         elif item.cards is None:
             trace = ReadTrace()
             photo_cards = reader.cards_from_detections(image, detections, trace)
-            evaluation.add_index_symbols(boxes, photo_cards, trace, str(item.path))
+            mistakes = evaluation.add_index_symbols(boxes, photo_cards, trace, str(item.path))
+            if errors is not None and mistakes:
+                labelled = tuple(TruthCard(CLASS_NAMES[class_id], (box,)) for class_id, box in boxes)
+                _write_errors(errors, item.path, draw_card_errors(image, labelled, photo_cards, mistakes))
             if item.named is not None:
                 x1, y1, x2, y2 = item.named.boxes[0]
                 width, height = image.shape[1], image.shape[0]
@@ -834,6 +850,13 @@ def evaluate(
         if progress is not None:
             progress(evaluation.images)
     return evaluation
+
+
+def _write_errors(folder: Path, picture: Path, drawn: np.ndarray) -> None:
+    """A picture's drawn mistakes into the ``--errors`` folder, under the picture's own name."""
+    target = folder / f"{picture.stem}.jpg"
+    if not cv2.imwrite(str(target), drawn):
+        raise UserError(f"cannot write {target}: check that {folder} is writable")
 
 
 def at_table_scale(image: np.ndarray, longer_side: int) -> np.ndarray:
