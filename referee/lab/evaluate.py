@@ -561,10 +561,12 @@ class Evaluation:
                 mistakes.append(CardError("wrong_symbol", box, f"{labelled} read as {read}"))
             elif symbol is None:
                 self.index_symbol_mistakes[(labelled, "nothing")] += 1
-                step = lost_at((box,), trace) if trace is not None else None
-                if step is not None:
+                told = labelled
+                if trace is not None:
+                    step = lost_at((box,), trace)
                     self.unread_index_lost_at[step] += 1
-                mistakes.append(CardError("missed", box, labelled + (f", lost at {step}" if step else "")))
+                    told += f", lost at {step}"
+                mistakes.append(CardError("missed", box, told))
         return mistakes
 
     def _score_card(self, truth: str | None, read: str | None) -> None:
