@@ -8,6 +8,7 @@ models misread several of its faces.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -438,6 +439,28 @@ def test_a_weak_box_the_deck_and_the_classifier_both_name_is_vouched_for(
     assert reader._deck_vouches(None, probabilities) is False
     strict = CardReader(general.detector, glyphs=general.glyphs, settings=ReaderSettings(deck_agree=None))
     assert strict._deck_vouches(match, probabilities) is (similarity >= strict.settings.deck_sure)
+
+
+@pytest.mark.parametrize(("similarity", "read"), [(0.95, ["wild-draw4"]), (0.75, [])], ids=["sure", "loose"])
+def test_only_a_surely_recognised_face_vouches_for_a_wild_index_without_black(
+    general, learnt, tmp_path, similarity, read
+):
+    """Roboflow's photos on black-and-white textures (fifty-third session): the held-out detector
+    boxed patches of the texture surely as wild draw fours, the glyph classifier agreed, and the
+    learnt deck's +4 face matched them at 0.70-0.79, loosely, which exempted them from the wild's
+    black-field test: 274 invented cards on the 2,000 training photos. A loose match still names the
+    box's symbol but vouches for nothing: the field must show a wild's black. A face recognised at
+    ``deck_sure`` still vouches (a user's own pale print)."""
+    picture = table(160, 160, colour=(40, 40, 200))  # a red cloth: no black, a print colour
+    cv2.putText(picture, "+4", (60, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2)
+    box = (56.0, 68.0, 100.0, 96.0)
+    model = write_scripted_model(tmp_path / "wd4.onnx", tensor_for_boxes([box], ["wild-draw4"], scores=0.6))
+    deck = copy.copy(learnt)
+    deck.match = lambda looks, fields=None: [  # type: ignore[method-assign]
+        DeckMatch("wild-draw4", "wild-draw4", similarity, 0.9) for _ in looks
+    ]
+    reader = CardReader(load_detector(model), glyphs=general.glyphs, deck=deck)
+    assert [card.name for card in reader.read(picture)] == read
 
 
 def _rendered_deck(general: CardReader, folder: Path, colourblind: bool) -> LearntDeck:

@@ -624,9 +624,11 @@ class CardReader:
         opinions fused (a learnt deck's nearest face decides where it is sure) over the symbols in
         play, boxes that hold no index dropped. Colour-blind symbols pass unchanged. Also returns the
         boxes a learnt face vouches for (the user's own deck showed that glyph on a card, so its field
-        needs no proof) and each box's fused belief, which the corners of one card reconcile. A box
-        on ``probation`` (scored below the detector's floor, or doubted by the corner check) is kept
-        only where a learnt face recognises it surely."""
+        needs no proof) and each box's fused belief, which the corners of one card reconcile. A face
+        vouches only where it recognises the box surely (:meth:`_deck_vouches`); a looser match names
+        the symbol, and the box's field and corner must still prove a card (a black-and-white
+        cloth matched a learnt +4 at 0.7-0.8). A box on ``probation`` (scored below the detector's
+        floor, or doubted by the corner check) is kept only where a learnt face vouches for it."""
         symbols = _symbol_boxes(detections)
         vouched: set[Box] = set()
         beliefs: dict[Box, np.ndarray] = {}
@@ -645,7 +647,8 @@ class CardReader:
             if detection.box in probation and not self._deck_vouches(match, probabilities):
                 continue
             if match is not None:  # a face of the user's own deck, recognised
-                vouched.add(detection.box)
+                if self._deck_vouches(match, probabilities):
+                    vouched.add(detection.box)
                 class_id = CLASS_NAMES.index(match.symbol)
                 named.append(
                     replace(detection, class_id=class_id, class_name=match.symbol, score=match.score)
