@@ -644,10 +644,11 @@ class CardReader:
         named: list[Detection] = []
         rows = zip(symbols, readings.probabilities, readings.not_index, matches, strict=True)
         for detection, probabilities, not_index, match in rows:
-            if detection.box in probation and not self._deck_vouches(match, probabilities):
+            vouches = self._deck_vouches(match, probabilities)
+            if detection.box in probation and not vouches:
                 continue
             if match is not None:  # a face of the user's own deck, recognised
-                if self._deck_vouches(match, probabilities):
+                if vouches:
                     vouched.add(detection.box)
                 class_id = CLASS_NAMES.index(match.symbol)
                 named.append(
