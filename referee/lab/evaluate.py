@@ -94,6 +94,11 @@ def _union(boxes: tuple[tuple[float, float, float, float], ...]) -> tuple[float,
     return float(x1.min()), float(y1.min()), float(x2.max()), float(y2.max())
 
 
+def _read_from(card: Card) -> tuple[float, float, float, float]:
+    """The box around the indices a card was read from: where its mistake is framed."""
+    return _union(tuple(d.box for d in card.indices))
+
+
 @dataclass(frozen=True)
 class LabelledImage:
     """One picture with its labelled boxes and, for rendered scenes, its visible cards."""
@@ -450,7 +455,7 @@ class Evaluation:
                     errors.append(
                         CardError(
                             "wrong_colour" if same_symbol else "wrong_symbol",
-                            _union(tuple(d.box for d in cards[i].indices)),
+                            _read_from(cards[i]),
                             f"{truth[j].name} read {cards[i].name}",
                         )
                     )
@@ -460,7 +465,7 @@ class Evaluation:
             extra = self._extra_kind(cards[i], overlaps[i], truth_matched, outlines, partly_shown)
             if extra == "partly_shown":
                 set_aside[cards[i].name] += 1
-            errors.append(CardError(extra, _union(tuple(d.box for d in cards[i].indices)), cards[i].name))
+            errors.append(CardError(extra, _read_from(cards[i]), cards[i].name))
         for j in sorted(set(range(len(truth))) - set(truth_matched)):
             self._score_card(truth[j].name, None)
             merged = any(overlaps[i, j] >= CARD_IOU for i in read_matched)  # its index went to another card
@@ -540,7 +545,7 @@ class Evaluation:
         overlaps = {box: _card_overlaps(box, cards) for box in symbol_boxes}
         backed = {i for row in overlaps.values() for i, share in enumerate(row) if share >= CARD_IOU}
         mistakes = [
-            CardError("invented", _union(tuple(d.box for d in card.indices)), f"{card.name} over no label")
+            CardError("invented", _read_from(card), f"{card.name} over no label")
             for i, card in enumerate(cards)
             if i not in backed
         ]
