@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 from crop_networks import constant_network
-from test_vision_reader import place_turned
+from test_vision_reader import ScriptedGlyphs, paste, place_turned, relabelled, table
 
 from referee.errors import UserError
 from referee.vision.backends import load_detector
@@ -118,6 +118,33 @@ def test_the_centre_never_changes_a_cards_kind(tmp_path):
     assert read_one_card(tmp_path, {"wild": 0.95}, {"6": 0.55, "5": 0.35}) == "6"
     assert read_one_card(tmp_path, {"5": 0.95}, {"wild": 0.6, "wild-draw4": 0.3}) == "wild"
     assert read_one_card(tmp_path, {"wild-draw4": 0.95}, {"wild": 0.6, "wild-draw4": 0.3}) == "wild-draw4"
+
+
+def test_corners_each_sure_of_another_symbol_are_one_card_where_the_centre_names_one(tmp_path):
+    """A red 7 whose bottom corner a hand half hides: that corner surely reads 1, the top one surely
+    7, so their beliefs cannot be reconciled. The card's big centre shows a 7: two of three opinions
+    agree, and the corners are one red 7, not a red 7 and an invented red 1. A centre that is hidden
+    or shows neither symbol leaves them two readings, as the arbiter switched off does."""
+    path = tmp_path / "scripted.onnx"
+    write_scripted_model(path, tensor_for_boxes([(0, 0, 1, 1)], ["0"], scores=0.0))
+    canvas = table(300, 260)
+    top, bottom = paste(canvas, "red-7", 50, 40, height=200).indices
+    misread = [top, relabelled(bottom, "1")]
+    beliefs = {top.centre: {"7": 0.9, "1": 0.01}, bottom.centre: {"1": 0.9, "7": 0.01}}
+
+    def read(answers: dict[str, float], **settings) -> list[str]:
+        reader = CardReader(
+            load_detector(path),
+            glyphs=ScriptedGlyphs(beliefs),
+            centres=answering(tmp_path / "centres.onnx", answers),
+            settings=ReaderSettings(**settings),
+        )
+        return sorted(card.name for card in reader.cards_from_detections(canvas, misread))
+
+    assert read({"7": 0.9}) == ["red-7"]
+    assert read({"7": 0.9}, centre_arbiter=False) == ["red-1", "red-7"]
+    assert read({"7": 0.3, NO_CENTRE: 0.6}) == ["red-1", "red-7"]
+    assert read({"4": 0.9}) == ["red-1", "red-7"]
 
 
 def test_bad_centre_model_files_are_one_line_errors(tmp_path):

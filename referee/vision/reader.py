@@ -136,6 +136,10 @@ class ReaderSettings:
     #: five fresh stand-in decks' filmed games 13 false plays became 1 (thirtieth session, model card).
     centre_weight: float | None = 1.0
     centre_hidden: float = 0.5
+    #: Two corners at one card's spacing, each sure of another symbol, are still one card where the
+    #: centre reader names one of their two symbols (:meth:`CardReader._centre_arbiter`): otherwise a
+    #: corner half hidden by a hand is a second, invented card (fifty-fourth session, model card).
+    centre_arbiter: bool = True
     artwork_centre_share: float = 0.25  # within this share of a card's corner spacing of its middle
     colourblind_radius: float = 2.0  # a colour-blind symbol is printed next to the index
     colourblind_surer_by: float = 0.3  # an index box on a colour-blind symbol scored this much surer goes
@@ -925,13 +929,11 @@ class CardReader:
                 return None
             wild = first.colour is None  # a wild's field: one of the wild symbols; else a coloured card's
             fits = np.array([(symbol in WILD_SYMBOLS) == wild for symbol in SYMBOL_CLASSES])
-            joint = np.where(fits, first.belief * second.belief, 0.0)
-            best = int(joint.argmax())
-            if min(first.belief[best], second.belief[best]) < self.settings.consensus_floor:
+            best = self._agreed_symbol(first.belief, second.belief, fits)
+            if best is None:
+                best = self._centre_arbiter(first.belief, second.belief, fits, a, b, image_bgr)
+            if best is None:
                 return None
-            overrule = self.settings.consensus_overrule
-            if any(index.belief[best] < overrule * index.belief.max() for index in (first, second)):
-                return None  # a corner sure of its own reading is not overruled: an 8 here, a 4 there
             symbol = SYMBOL_CLASSES[best]
         colour = first.colour
         if first.colour != second.colour:
@@ -950,6 +952,42 @@ class CardReader:
             return replace(index, colour=colour)
 
         return relabel(first), relabel(second)
+
+    def _agreed_symbol(self, first: np.ndarray, second: np.ndarray, fits: np.ndarray) -> int | None:
+        """The symbol two corners' beliefs both give at least :attr:`ReaderSettings.consensus_floor`
+        (their product's best), where neither corner is sure of another (``consensus_overrule``)."""
+        joint = np.where(fits, first * second, 0.0)
+        best = int(joint.argmax())
+        if min(first[best], second[best]) < self.settings.consensus_floor:
+            return None
+        overrule = self.settings.consensus_overrule
+        if any(belief[best] < overrule * belief.max() for belief in (first, second)):
+            return None  # a corner sure of its own reading is not overruled: an 8 here, a 4 there
+        return best
+
+    def _centre_arbiter(
+        self,
+        first: np.ndarray,
+        second: np.ndarray,
+        fits: np.ndarray,
+        a: Detection,
+        b: Detection,
+        image_bgr: np.ndarray,
+    ) -> int | None:
+        """The symbol of two corners each sure of its own reading, where the card they would frame
+        shows a centre whose likeliest symbol is one of theirs: two of three opinions agree. A
+        corner half under a hand or the next card (a 7 whose stem is hidden reads 1) is sure and
+        wrong; the card's big centre symbol, framed by both corners, is seldom hidden with it.
+        (:attr:`ReaderSettings.centre_arbiter`; None where the reader is off or sees no centre.)"""
+        if not self.settings.centre_arbiter or self.centres is None or self.settings.centre_weight is None:
+            return None
+        centre = self.centres.read(image_bgr, [(a.centre, b.centre)])[0]
+        if centre[CENTRE_CLASSES.index(NO_CENTRE)] >= self.settings.centre_hidden:
+            return None
+        fits = fits & self._allowed
+        seen = int(np.where(fits, centre[: len(SYMBOL_CLASSES)], 0.0).argmax())
+        corners = {int(np.where(fits, belief, 0.0).argmax()) for belief in (first, second)}
+        return seen if fits[seen] and seen in corners else None
 
     def _read_centres(
         self, groups: list[tuple[_Index, ...]], image_bgr: np.ndarray
