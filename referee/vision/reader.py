@@ -917,10 +917,11 @@ class CardReader:
 
         The symbol: the one both beliefs give at least :attr:`ReaderSettings.consensus_floor` (their
         product's best), or where each corner is sure of its own, the one of theirs the card's centre
-        shows (:meth:`_centre_arbiter`). The colour: where the corners' colours differ, the card's body between
-        them must read as one of the two, and the three looks vote (:func:`_most_shared`): the body
-        is the largest of them and the one a still hand's finger lies across (on a white-faced card
-        it holds only the centre glyph's ink). A wild and a coloured index never pair."""
+        shows (:meth:`_centre_arbiter`). The colour: where the corners' colours differ, the card's
+        body between them must read as one of the two, and the three looks vote
+        (:func:`_most_shared`): the body is the largest of them and the one a still hand's finger
+        lies across (on a white-faced card it holds only the centre glyph's ink). A wild and a
+        coloured index never pair."""
         a, b = first.detection, second.detection
         if (first.colour is None) != (second.colour is None):
             return None
