@@ -27,7 +27,7 @@ from referee.vision.centres import (
 from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES
 from referee.vision.colour import ColourVotes
 from referee.vision.detection import Detection
-from referee.vision.pairs import CARD_ASPECT, INDEX_AT
+from referee.vision.pairs import CARD_ASPECT, INDEX_AT, PAIR_CLASSES, PairCheck
 from referee.vision.reader import CardReader, ReaderSettings, _Index
 from referee.vision.scripted import tensor_for_boxes, write_scripted_model
 
@@ -145,6 +145,39 @@ def test_corners_each_sure_of_another_symbol_are_one_card_where_the_centre_names
     assert read({"7": 0.9}, centre_arbiter=False) == ["red-1", "red-7"]
     assert read({"7": 0.3, NO_CENTRE: 0.6}) == ["red-1", "red-7"]
     assert read({"4": 0.9}) == ["red-1", "red-7"]
+
+
+def test_the_centre_arbiter_never_pairs_corners_the_pair_check_sees_as_two_cards(tmp_path):
+    """A red 1 and a red 7 side by side, each read clearly: the 1's bottom corner and the 7's top
+    one lie at one card's spacing, and the patch between them may show the 7's big centre. The pair
+    check sees two cards there, and the corners stay two cards whatever the centre reader says."""
+    path = tmp_path / "scripted.onnx"
+    write_scripted_model(path, tensor_for_boxes([(0, 0, 1, 1)], ["0"], scores=0.0))
+    canvas = table(260, 420)
+    one = paste(canvas, "red-1", 20, 30, seed=1)
+    seven = paste(canvas, "red-7", 150, 30, seed=2)
+    beliefs = {
+        d.centre: {d.class_name: 0.9, "1" if d.class_name == "7" else "7": 0.01}
+        for d in one.indices + seven.indices
+    }
+
+    def read(two_cards: float) -> list[str]:
+        reader = CardReader(
+            load_detector(path),
+            glyphs=ScriptedGlyphs(beliefs),
+            centres=answering(tmp_path / "centres.onnx", {"7": 0.9}),
+            pairs=PairCheck(
+                constant_network(
+                    tmp_path / "pairs.onnx", {"classes": list(PAIR_CLASSES)}, [1 - two_cards, two_cards]
+                )
+            ),
+        )
+        return sorted(
+            card.name for card in reader.cards_from_detections(canvas, one.indices[1:] + seven.indices[:1])
+        )
+
+    assert read(two_cards=0.95) == ["red-1", "red-7"]
+    assert read(two_cards=0.05) == ["red-7"]  # what the pair check guards against
 
 
 def test_bad_centre_model_files_are_one_line_errors(tmp_path):
