@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 from crop_networks import constant_network
-from test_vision_reader import ScriptedGlyphs, paste, place_turned, relabelled, table
+from test_vision_reader import ScriptedGlyphs, a_1_beside_a_7, paste, place_turned, relabelled, table
 
 from referee.errors import UserError
 from referee.vision.backends import load_detector
@@ -153,13 +153,7 @@ def test_the_centre_arbiter_never_pairs_corners_the_pair_check_sees_as_two_cards
     check sees two cards there, and the corners stay two cards whatever the centre reader says."""
     path = tmp_path / "scripted.onnx"
     write_scripted_model(path, tensor_for_boxes([(0, 0, 1, 1)], ["0"], scores=0.0))
-    canvas = table(260, 420)
-    one = paste(canvas, "red-1", 20, 30, seed=1)
-    seven = paste(canvas, "red-7", 150, 30, seed=2)
-    beliefs = {
-        d.centre: {d.class_name: 0.9, "1" if d.class_name == "7" else "7": 0.01}
-        for d in one.indices + seven.indices
-    }
+    canvas, corners, beliefs = a_1_beside_a_7()
 
     def read(two_cards: float) -> list[str]:
         reader = CardReader(
@@ -172,9 +166,7 @@ def test_the_centre_arbiter_never_pairs_corners_the_pair_check_sees_as_two_cards
                 )
             ),
         )
-        return sorted(
-            card.name for card in reader.cards_from_detections(canvas, one.indices[1:] + seven.indices[:1])
-        )
+        return sorted(card.name for card in reader.cards_from_detections(canvas, corners))
 
     assert read(two_cards=0.95) == ["red-1", "red-7"]
     assert read(two_cards=0.05) == ["red-7"]  # what the pair check guards against

@@ -1043,9 +1043,10 @@ def test_corners_read_as_1_and_7_are_one_card_when_both_can_be_a_1(reader):
     assert card.name == "red-1" and len(card.indices) == 2
 
 
-def test_corners_of_two_cards_that_each_read_clearly_are_not_reconciled(reader):
-    """A red 1 and a red 7 laid side by side: the 1's bottom corner and the 7's top corner are spaced
-    like one card's; neither belief gives the other's symbol, so they stay two cards."""
+def a_1_beside_a_7() -> tuple[np.ndarray, list[Detection], dict[tuple[float, float], dict[str, float]]]:
+    """A red 1 and a red 7 laid side by side, each corner read clearly (0.9, the other's symbol
+    0.05): the picture, the 1's bottom corner and the 7's top one (spaced like one card's corners),
+    and the glyph beliefs."""
     canvas = table(260, 420)
     one = paste(canvas, "red-1", 20, 30, seed=1)
     seven = paste(canvas, "red-7", 150, 30, seed=2)
@@ -1053,7 +1054,14 @@ def test_corners_of_two_cards_that_each_read_clearly_are_not_reconciled(reader):
         d.centre: {d.class_name: 0.9, "1" if d.class_name == "7" else "7": 0.05}
         for d in one.indices + seven.indices
     }
-    seen = with_glyphs(reader, beliefs).cards_from_detections(canvas, one.indices[1:] + seven.indices[:1])
+    return canvas, one.indices[1:] + seven.indices[:1], beliefs
+
+
+def test_corners_of_two_cards_that_each_read_clearly_are_not_reconciled(reader):
+    """A red 1 and a red 7 laid side by side: the 1's bottom corner and the 7's top corner are spaced
+    like one card's; neither belief gives the other's symbol, so they stay two cards."""
+    canvas, corners, beliefs = a_1_beside_a_7()
+    seen = with_glyphs(reader, beliefs).cards_from_detections(canvas, corners)
     assert sorted(card.name for card in seen) == ["red-1", "red-7"]
 
 
