@@ -527,7 +527,8 @@ class CardReader:
         settings = self.settings
         if self.deck is None or self.deck.colourblind_symbols is not False:
             indices = _without_shifted_twins(indices, settings)
-        groups = _without_echoes(self._pair(indices, image_bgr), settings)
+        centres = _CentreLooks(self.centres, image_bgr) if self.centres is not None else None
+        groups = _without_echoes(self._pair(indices, image_bgr, centres), settings)
         groups = [
             group
             for group in groups
@@ -568,7 +569,7 @@ class CardReader:
             ]
         if settings.pale_fields:
             groups = _without_pale_rivals(groups, settings)
-        groups = self._read_centres(groups, image_bgr)
+        groups = self._read_centres(groups, image_bgr, centres)
         cards = [self._card(group, image_bgr.shape) for group in groups]
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
 
@@ -847,7 +848,9 @@ class CardReader:
 
     # --- pairs ----------------------------------------------------------------------------------
 
-    def _pair(self, indices: list[_Index], image_bgr: np.ndarray) -> list[tuple[_Index, ...]]:
+    def _pair(
+        self, indices: list[_Index], image_bgr: np.ndarray, centres: _CentreLooks | None = None
+    ) -> list[tuple[_Index, ...]]:
         """Group indices into cards: greedy on how typical each candidate pair's spacing is, then as
         many corners paired as can be (:attr:`ReaderSettings.pair_most`).
 
@@ -880,7 +883,7 @@ class CardReader:
             # The glyph test first: it is cheaper than reading the colour of the body between them.
             if _corners_of_two_cards(glyphs, first.detection, second.detection, self.settings):
                 continue
-            reconciled = self._consensus(first, second, image_bgr)
+            reconciled = self._consensus(first, second, image_bgr, centres)
             if reconciled is not None:
                 disagreeing.append((self._spacing_cost(spacing), i, j, *reconciled))
         disagreeing = self._one_card_each(disagreeing, image_bgr)
@@ -911,7 +914,7 @@ class CardReader:
         return abs(math.log(spacing / self.settings.pair_expected_distance))
 
     def _consensus(
-        self, first: _Index, second: _Index, image_bgr: np.ndarray
+        self, first: _Index, second: _Index, image_bgr: np.ndarray, centres: _CentreLooks | None = None
     ) -> tuple[_Index, _Index] | None:
         """Two corners that disagree, relabelled as one card, or None where they cannot be one.
 
@@ -933,7 +936,7 @@ class CardReader:
             fits = np.array([(symbol in WILD_SYMBOLS) == wild for symbol in SYMBOL_CLASSES])
             best = self._agreed_symbol(first.belief, second.belief, fits)
             if best is None:
-                best = self._centre_arbiter(first.belief, second.belief, fits, a, b, image_bgr)
+                best = self._centre_arbiter(first.belief, second.belief, fits, a, b, centres)
             if best is None:
                 return None
             symbol = SYMBOL_CLASSES[best]
@@ -974,16 +977,16 @@ class CardReader:
         fits: np.ndarray,
         a: Detection,
         b: Detection,
-        image_bgr: np.ndarray,
+        centres: _CentreLooks | None,
     ) -> int | None:
         """The symbol of two corners each sure of its own reading, where the card they would frame
         shows a centre whose likeliest symbol is one of theirs: two of three opinions agree. A
         corner half under a hand or the next card (a 7 whose stem is hidden reads 1) is sure and
         wrong; the card's big centre symbol, framed by both corners, is seldom hidden with it.
         (:attr:`ReaderSettings.centre_arbiter`; None where the reader is off or sees no centre.)"""
-        if not self.settings.centre_arbiter or self.centres is None or self.settings.centre_weight is None:
+        if not self.settings.centre_arbiter or centres is None or self.settings.centre_weight is None:
             return None
-        centre = self.centres.read(image_bgr, [(a.centre, b.centre)])[0]
+        centre = centres.read([(a.centre, b.centre)])[0]
         if centre[CENTRE_CLASSES.index(NO_CENTRE)] >= self.settings.centre_hidden:
             return None
         fits = fits & self._allowed
@@ -992,7 +995,7 @@ class CardReader:
         return seen if fits[seen] and seen in corners else None
 
     def _read_centres(
-        self, groups: list[tuple[_Index, ...]], image_bgr: np.ndarray
+        self, groups: list[tuple[_Index, ...]], image_bgr: np.ndarray, centres: _CentreLooks | None = None
     ) -> list[tuple[_Index, ...]]:
         """Each card read from both corners named again with its big centre symbol as a second
         opinion (:attr:`ReaderSettings.centre_weight`): the corners' beliefs times the centre's,
@@ -1002,9 +1005,8 @@ class CardReader:
         whole = [k for k, group in enumerate(groups) if len(group) == 2]
         if self.centres is None or weight is None or not whole:
             return groups
-        seen = self.centres.read(
-            image_bgr, [(groups[k][0].detection.centre, groups[k][1].detection.centre) for k in whole]
-        )
+        looks = centres or _CentreLooks(self.centres, image_bgr)
+        seen = looks.read([(groups[k][0].detection.centre, groups[k][1].detection.centre) for k in whole])
         hidden = CENTRE_CLASSES.index(NO_CENTRE)
         count = len(SYMBOL_CLASSES)
         named = list(groups)
@@ -1320,6 +1322,26 @@ class _GlyphPatches:
                 self._grey = cv2.cvtColor(self._image, cv2.COLOR_BGR2GRAY)
             self._patches[detection.box] = _glyph_patch(self._grey, detection.box)
         return self._patches[detection.box]
+
+
+class _CentreLooks:
+    """What the centre reader sees of one picture's cards, each card (its two index centres, in
+    order) looked at once: the centre arbiter asks while pairing, and the paired card is named by
+    the same look afterwards (:meth:`CardReader._read_centres`)."""
+
+    def __init__(self, reader: CentreReader, image_bgr: np.ndarray) -> None:
+        self._reader = reader
+        self._image = image_bgr
+        self._seen: dict[tuple[tuple[float, float], tuple[float, float]], np.ndarray] = {}
+
+    def read(self, cards: list[tuple[tuple[float, float], tuple[float, float]]]) -> np.ndarray:
+        """(N, len(CENTRE_CLASSES)) beliefs, as :meth:`CentreReader.read` gives them."""
+        unseen = list(dict.fromkeys(card for card in cards if card not in self._seen))
+        if unseen:
+            self._seen.update(zip(unseen, self._reader.read(self._image, unseen), strict=True))
+        if not cards:
+            return np.zeros((0, len(CENTRE_CLASSES)), np.float32)
+        return np.stack([self._seen[card] for card in cards])
 
 
 _GLYPH_PATCH_PX = 28  # a glyph's box with 10 % margin, as a square of this side …
