@@ -7,7 +7,7 @@ import re
 import pytest
 
 from referee.cli import main
-from referee.lab.table_bench import Score, count_turns, score_game
+from referee.lab.table_bench import Score, count_turns, deck_typefaces, score_game
 from referee.lab.video import DisturbanceTruth, TableVideo, VideoSettings
 from referee.table.pile import CardLanded, CardUnreadable, WatcherSettings
 
@@ -169,3 +169,22 @@ def test_a_hand_read_wrong_in_the_scoring_zone_is_named_with_what_was_missed_and
     assert wrong.reveal_examples == [
         f"seed 3 frame {reveal.laid_frame}: 3 cards, missed ['red-2'], extra ['blue-1', 'green-0']"
     ]
+
+
+def test_a_held_out_print_is_refused_with_photo_faces_or_without_its_fonts(monkeypatch, capsys) -> None:
+    import referee.render.glyphs as glyphs
+
+    assert main(["bench", "table", "--typefaces", "held-out", "--faces", "deck/", "--reader", "oracle"]) == 2
+    monkeypatch.setattr(glyphs, "held_out_fonts", lambda: ())
+    assert main(["bench", "table", "--typefaces", "held-out", "--reader", "oracle"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "leave out --faces" in err[0]
+    assert "no held-out face is installed: apt-get install fonts-inter" in err[1]
+
+
+def test_each_game_of_a_held_out_print_is_printed_in_one_family_chosen_by_its_seed() -> None:
+    families = [("/f/Inter-Bold.otf", "/f/Inter-Black.otf"), ("/f/Karla-Bold.ttf",), ("/f/Cabin-Bold.ttf",)]
+    chosen = [deck_typefaces(families, seed) for seed in range(700, 712)]
+    assert set(chosen) <= set(families) and len(set(chosen)) > 1
+    assert chosen == [deck_typefaces(families, seed) for seed in range(700, 712)]
+    assert deck_typefaces([], 700) == ()

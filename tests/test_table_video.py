@@ -185,3 +185,34 @@ def test_a_wild_draw_four_turned_up_first_is_taken_back_not_a_cleared_pile() -> 
     video = TableVideo.from_simulation(steps, ["Anna", "Ben", "Clara", "Dan"], seed=702, settings=SMALL)
     kinds = [d.kind for d in video.truth.disturbances]
     assert "take-back" in kinds and "clear-pile" not in kinds
+
+
+def test_a_deck_in_other_typefaces_films_the_same_game_in_one_print_of_those_faces(
+    video: TableVideo, monkeypatch
+) -> None:
+    import referee.render.cards as cards
+    from referee.render.cards import PRINT_FAMILIES
+    from referee.render.glyphs import FONT_DIR
+
+    used: list[tuple[str, str]] = []
+
+    def recording_text_mask(text, height, font_name, *args, **kwargs):
+        used.append((text, font_name))
+        return real_text_mask(text, height, font_name, *args, **kwargs)
+
+    landed = video.truth.pile_events[0].hand_left_frame
+    plain_frame = video.render(landed)
+    real_text_mask = cards.text_mask
+    monkeypatch.setattr(cards, "text_mask", recording_text_mask)
+    serif = (str(FONT_DIR / "DejaVuSerif-Bold.ttf"),)
+    retyped = TableVideo(STEPS, PLAYERS, seed=5, settings=SMALL, typefaces=serif)
+    assert retyped.design in PRINT_FAMILIES
+    # The same game, table and camera: only the faces' print differs.
+    truth, plain = retyped.truth_json(), video.truth_json()
+    assert truth["deck"].pop("typefaces") == ["DejaVuSerif-Bold.ttf"] and plain["deck"].pop("typefaces") == []
+    for log in (truth, plain):
+        log["deck"].pop("design")
+    assert truth == plain
+    assert not np.array_equal(retyped.render(landed), plain_frame)
+    numerals = {font_name for text, font_name in used if text.strip("+").isdigit()}
+    assert numerals == set(serif)  # every numeral of the filmed faces, in the given face

@@ -26,7 +26,9 @@ taken back unread before the watcher's question was due (:attr:`WatcherSettings.
 after the hand left it) is no silent miss: the change it made is undone, and nothing is left to ask
 about. Those are counted apart.
 ``--faces FOLDER`` films photographed card faces instead of rendered ones
-(:mod:`referee.lab.photo_faces`).
+(:mod:`referee.lab.photo_faces`). ``--typefaces held-out`` films each game with a deck no network
+saw: one print family of any kind, its numerals in one held-out typeface family
+(:data:`referee.render.glyphs.HELD_OUT_FAMILIES`), the same game, table and camera as without it.
 
 Details (per game, identical-card replays, straighten requests, reveals, reader calls) go to
 stderr, so that the one line is all that stdout holds.
@@ -56,6 +58,9 @@ from referee.lab.video import (
     VideoSettings,
     with_table_colours,
 )
+from referee.render.dataset import HELD_OUT
+from referee.render.glyphs import require_held_out_fonts
+from referee.render.scenes import typeface_families
 from referee.rules.options import PRESETS, Rules
 from referee.rules.simulator import Habits, RandomPlayer, SimStep, Simulator
 from referee.table.pile import (
@@ -142,6 +147,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="film photographed card faces instead of rendered ones: a folder with labels.jsonl naming "
         'each flattened, upright photo of one card ({"image": "images/….jpg", "card": "red-7"}, as '
         "../shared/data/uno-cards-criscard); cards without a photo are rendered (default: all rendered)",
+    )
+    parser.add_argument(
+        "--typefaces",
+        choices=("training", HELD_OUT),
+        default="training",
+        help="the games' decks: the two original prints (default), or, per game, a print of any family "
+        "with its numerals in a typeface family no network trains on (a deck the eye never saw; needs "
+        "Debian's held-out font packages, see the model card)",
     )
     parser.add_argument(
         "--save", type=Path, help="also write the first game as VIDEO.mp4/.avi with its truth log VIDEO.json"
@@ -480,6 +493,9 @@ def run(args: argparse.Namespace) -> int:
     games = 1 if args.quick else args.games
     idle_seconds = min(args.idle_seconds, 2.0) if args.quick else args.idle_seconds
     settings = VideoSettings(fps=args.fps, frame_size=_parse_size(args.size), off_pile_share=args.off_pile)
+    if args.typefaces == HELD_OUT and args.faces is not None:
+        raise UserError("--typefaces held-out prints rendered faces: leave out --faces")
+    families = typeface_families(require_held_out_fonts()) if args.typefaces == HELD_OUT else []
     faces = PhotoFaces.load(args.faces) if args.faces is not None else None
     reader_name, make_reader = _reader_factory(args)
     rules = Rules.preset(args.rules, jump_in=True)
@@ -495,7 +511,10 @@ def run(args: argparse.Namespace) -> int:
     for game in range(games):
         seed = args.seed + game
         steps = simulated_round(players, seed, rules, max_steps=QUICK_STEPS if args.quick else None)
-        video = TableVideo.from_simulation(steps, players, seed=seed, settings=settings, faces=faces)
+        typefaces = deck_typefaces(families, seed)
+        video = TableVideo.from_simulation(
+            steps, players, seed=seed, settings=settings, faces=faces, typefaces=typefaces
+        )
         if game == 0 and args.save:
             truth_path, calibration_path = video.write(args.save)
             print(f"wrote {args.save}, {truth_path} and {calibration_path}", file=sys.stderr)
@@ -505,9 +524,11 @@ def run(args: argparse.Namespace) -> int:
         score = score_game(video, events, reveals_read, turns)
         score.reads = reads
         total.add(score)
+        deck = f", {video.design} print in {Path(typefaces[0]).name.split('-')[0]}" if typefaces else ""
         print(
             f"game {game + 1}/{games} seed {seed}: {score.recognised}/{score.landings} landings recognised, "
-            f"{score.false_plays} false, {score.turns} turns, {video.duration_s:.0f} s video, {reads} reads",
+            f"{score.false_plays} false, {score.turns} turns, {video.duration_s:.0f} s video, {reads} reads"
+            f"{deck}",
             file=sys.stderr,
         )
     assert video is not None
@@ -522,6 +543,20 @@ def run(args: argparse.Namespace) -> int:
         f"idle_cpu_share={idle_share:.3f}"
     )
     return 0
+
+
+def deck_typefaces(families: Sequence[tuple[str, ...]], seed: int) -> tuple[str, ...]:
+    """The typeface family a game's deck prints its numerals in (none: the original prints).
+
+    >>> deck_typefaces([("Inter-Bold.otf",), ("Karla-Bold.ttf",)], 700) == deck_typefaces(
+    ...     [("Inter-Bold.otf",), ("Karla-Bold.ttf",)], 700)
+    True
+    >>> deck_typefaces([], 700)
+    ()
+    """
+    if not families:
+        return ()
+    return families[int(np.random.default_rng([seed, 0x7F0A7]).integers(len(families)))]
 
 
 def faces_line(faces: PhotoFaces, rendered: set[str]) -> str:

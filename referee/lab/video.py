@@ -47,9 +47,17 @@ from calibration.table_view import CARD_MM, Zone, default_zones
 from hardware.camera import DEFAULT_SIZE, Frame
 from referee.errors import UserError
 from referee.lab.photo_faces import PhotoFaces
-from referee.render.cards import DESIGNS, CardSprite, parse_card_name, render_back, render_card
+from referee.render.cards import (
+    DESIGNS,
+    PRINT_FAMILIES,
+    CardSprite,
+    parse_card_name,
+    render_back,
+    render_card,
+)
 from referee.render.compose import Scene, Sprite, place, pose_homography, transform_points
 from referee.render.objects import hand_sprite
+from referee.render.scenes import FAMILY_SHARES
 from referee.render.surfaces import table_surface
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES
 from referee.vision.detection import Detection
@@ -292,13 +300,18 @@ class TableVideo:
         settings: VideoSettings | None = None,
         piles: Iterable[Sequence[str]] | None = None,
         faces: PhotoFaces | None = None,
+        typefaces: tuple[str, ...] = (),
     ) -> None:
         """``piles``: the discard pile (bottom to top) right after each step, when known (the
         simulator knows it); otherwise :func:`assumed_piles` infers it from the steps.
         ``faces``: photographed card faces to film instead of rendered ones (a card with no photo
-        is rendered; :attr:`rendered_faces` names those)."""
+        is rendered; :attr:`rendered_faces` names those).
+        ``typefaces``: font files (one family) to print every face's numerals in, in a print family
+        of any kind: a deck in a typeface the networks never saw, when these are held-out faces.
+        The game, the table and the camera stay those of the same seed without them."""
         self.settings = settings or VideoSettings()
         self.faces = faces
+        self.typefaces = tuple(typefaces)
         #: Cards that had no photo among ``faces`` and were rendered instead.
         self.rendered_faces: set[str] = set()
         self.players = tuple(players)
@@ -315,6 +328,9 @@ class TableVideo:
         rng = np.random.default_rng([self.seed, 0x7AB1E])
         self.design = str(rng.choice(DESIGNS))
         self.colourblind = bool(rng.random() < 0.5)
+        if self.typefaces:  # its own random numbers: the rest of the video stays as without them
+            print_rng = np.random.default_rng([self.seed, 0x7F0A7])
+            self.design = str(print_rng.choice(PRINT_FAMILIES, p=FAMILY_SHARES))
         self._card_px = self._card_height_px()
         self._sprite_rng_seed = int(rng.integers(2**31))
         self._sprites: dict[str, CardSprite] = {}
@@ -338,11 +354,12 @@ class TableVideo:
         seed: int = 0,
         settings: VideoSettings | None = None,
         faces: PhotoFaces | None = None,
+        typefaces: tuple[str, ...] = (),
     ) -> TableVideo:
         """Film the rules simulator's steps, following its true discard pile step by step."""
         sim_steps = list(sim_steps)
         piles = [tuple(card.name for card in step.truth.discard_pile) for step in sim_steps]
-        return cls([step.observation for step in sim_steps], players, seed, settings, piles, faces)
+        return cls([step.observation for step in sim_steps], players, seed, settings, piles, faces, typefaces)
 
     # --- public -------------------------------------------------------------------------------
 
@@ -430,6 +447,7 @@ class TableVideo:
                 "colourblind": self.colourblind,
                 "faces": "rendered" if self.faces is None else str(self.faces.folder),
                 "rendered_faces": sorted(self.rendered_faces) if self.faces is not None else [],
+                "typefaces": [Path(face).name for face in self.typefaces],
             },
             "calibration": self.calibration.to_dict(),
             "pile_events": [asdict(event) for event in self.truth.pile_events],
@@ -524,7 +542,7 @@ class TableVideo:
                 if self.faces is not None:
                     self.rendered_faces.add(name)
                 rng = np.random.default_rng([self._sprite_rng_seed, 0])  # one print run: same look per card
-                sprite = render_card(name, self.design, self.colourblind, height, rng)
+                sprite = render_card(name, self.design, self.colourblind, height, rng, fonts=self.typefaces)
             self._sprites[name] = sprite
         return sprite
 

@@ -144,12 +144,9 @@ def _check(args: argparse.Namespace) -> None:
             "--typefaces held-out makes an evaluation set of rendered faces: leave out --faces and --roboflow"
         )
     if held_out:
-        from referee.render.glyphs import HELD_OUT_PACKAGES, held_out_fonts
+        from referee.render.glyphs import require_held_out_fonts
 
-        if not held_out_fonts():
-            raise UserError(
-                f"--typefaces held-out: no held-out face is installed: apt-get install {HELD_OUT_PACKAGES}"
-            )
+        require_held_out_fonts()
     if args.roboflow is not None:
         for split in ROBOFLOW_SPLITS:
             if (

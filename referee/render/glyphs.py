@@ -20,6 +20,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from referee.errors import UserError
+
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
 
 #: Bold faces that look like the numerals of the decks we know; the choice is jittered per card.
@@ -94,6 +96,16 @@ def held_out_fonts() -> tuple[str, ...]:
     """Faces of :data:`HELD_OUT_FAMILIES` installed here: for evaluation sets only (none may be empty
     where such a set is rendered; :mod:`referee.render.dataset` says what to install)."""
     return _installed_faces(HELD_OUT_FAMILIES)
+
+
+def require_held_out_fonts() -> tuple[str, ...]:
+    """:func:`held_out_fonts`, or a one-line error naming the packages where none is installed."""
+    faces = held_out_fonts()
+    if not faces:
+        raise UserError(
+            f"--typefaces held-out: no held-out face is installed: apt-get install {HELD_OUT_PACKAGES}"
+        )
+    return faces
 
 
 def font(name: str, size: int) -> ImageFont.FreeTypeFont:

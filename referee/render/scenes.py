@@ -47,6 +47,18 @@ _OVERSAMPLE = 1.3
 FaceSwap = Callable[[CardSprite], CardSprite]
 
 
+def typeface_families(faces: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Font files grouped by family (the file name before its first ``-``), families sorted.
+
+    >>> typeface_families(("/f/Inter-Bold.otf", "/f/Cabin-Bold.otf", "/f/Inter-Black.otf"))
+    [('/f/Cabin-Bold.otf',), ('/f/Inter-Black.otf', '/f/Inter-Bold.otf')]
+    """
+    by_family: dict[str, list[str]] = {}
+    for face in sorted(faces):
+        by_family.setdefault(Path(face).name.split("-")[0], []).append(face)
+    return [tuple(group) for group in by_family.values()]
+
+
 class Retype:
     """A :data:`FaceSwap` that draws each face again with its numerals in other typefaces: one family
     per card, every family as likely however many weights it has (``dataset --typefaces held-out``).
@@ -59,10 +71,7 @@ class Retype:
     """
 
     def __init__(self, faces: tuple[str, ...], seed: int) -> None:
-        by_family: dict[str, list[str]] = {}
-        for face in sorted(faces):
-            by_family.setdefault(Path(face).name.split("-")[0], []).append(face)
-        self.families = [tuple(group) for group in by_family.values()]
+        self.families = typeface_families(faces)
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, rendered: CardSprite) -> CardSprite:
