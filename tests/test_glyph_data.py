@@ -235,3 +235,32 @@ def test_a_photo_artefact_share_outside_0_to_1_is_one_line(tmp_path, capsys) -> 
     err = capsys.readouterr().err
     assert err == "glyph_training: error: --photo-artefacts is a share between 0 and 1 (got 1.5)\n"
     assert not out.exists()
+
+
+def test_a_reshaped_glyph_keeps_its_crop_and_changes_its_slant_width_or_strokes() -> None:
+    from referee.lab.glyph_training import augment, reshaped
+    from referee.vision.glyphs import CROP_PX
+
+    crop = np.full((CROP_PX, CROP_PX, 3), 40, np.uint8)
+    crop[8:32, 18:22] = 230  # a white upright stroke: a 1 without its flag
+    rng = np.random.default_rng(5)
+    shapes = [reshaped(crop, rng) for _ in range(12)]
+    assert all(shape.shape == crop.shape and shape.dtype == np.uint8 for shape in shapes)
+    assert all(not np.array_equal(shape, crop) for shape in shapes)
+    widths = {int((shape[20, :, 0] > 135).sum()) for shape in shapes}  # the stroke's width across its middle
+    assert min(widths) < 4 < max(widths)  # lighter and bolder faces both drawn
+    # Off by default: the shipped recipe's augmentation does not change.
+    batch = np.repeat(crop[None], 4, axis=0)
+    assert np.array_equal(
+        augment(batch, np.random.default_rng(1)), augment(batch, np.random.default_rng(1), shapes=0)
+    )
+
+
+def test_a_shapes_share_outside_0_to_1_is_a_one_line_error(tmp_path, capsys) -> None:
+    from referee.lab import glyph_training
+
+    assert (
+        glyph_training.main([str(tmp_path / "c.npz"), "--out", str(tmp_path / "g.onnx"), "--shapes", "2"])
+        == 2
+    )
+    assert capsys.readouterr().err == "glyph_training: error: --shapes is a share between 0 and 1 (got 2.0)\n"

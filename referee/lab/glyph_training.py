@@ -142,17 +142,55 @@ def photo_artefacts(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.resize(photo, (CROP_PX, CROP_PX), interpolation=cv2.INTER_LINEAR)
 
 
+#: :func:`reshaped`'s ranges: the slant (x shift per unit of height) of italic and back-slanted
+#: faces, the width of condensed and extended ones, and a stroke made a pixel bolder or lighter.
+SLANT = 0.3
+WIDTH = (0.75, 1.25)
+
+
+def reshaped(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The crop as another typeface might print its glyph: slanted, narrower or wider, its strokes a
+    pixel bolder or lighter (any of the three, each drawn at random).
+
+    A deck we never saw prints its numerals in a face we never rendered; a glyph the classifier
+    knows only in the faces it trained on is named by their particular widths and slants, which is
+    how an unseen face's 1 with a long flag becomes a 7 and its 3 a 5.
+
+    >>> crop = np.full((CROP_PX, CROP_PX, 3), 200, np.uint8)
+    >>> reshaped(crop, np.random.default_rng(0)).shape
+    (40, 40, 3)
+    """
+    import cv2
+
+    centre = CROP_PX / 2
+    slant, width = rng.uniform(-SLANT, SLANT), rng.uniform(*WIDTH)
+    matrix = np.float32([[width, slant, centre - width * centre - slant * centre], [0, 1, 0]])
+    crop = cv2.warpAffine(crop, matrix, (CROP_PX, CROP_PX), borderMode=cv2.BORDER_REPLICATE)
+    stroke = int(rng.integers(3))  # 0: as drawn; 1, 2: the light strokes thinner or bolder
+    if stroke:
+        operation = cv2.erode if stroke == 1 else cv2.dilate
+        crop = operation(crop, np.ones((2, 2), np.uint8))
+    return crop
+
+
 def augment(
-    batch: np.ndarray, rng: np.random.Generator, photo_share: float = PHOTO_ARTEFACTS, turns: int = 4
+    batch: np.ndarray,
+    rng: np.random.Generator,
+    photo_share: float = PHOTO_ARTEFACTS,
+    turns: int = 4,
+    shapes: float = 0.0,
 ) -> np.ndarray:
     """Any of ``turns`` even turns (4: any quarter turn, for a glyph; 2: none or a half turn, for the
     pair check's and the centre reader's patches, cut in a card's frame, which only a half turn
-    leaves a card's) plus up to 12°, a compressed photo's artefacts on ``photo_share`` of the crops
-    (in their true colours, before the channels are shuffled), light/contrast/blur/noise jitter."""
+    leaves a card's) plus up to 12°, another typeface's shapes on ``shapes`` of the crops
+    (:func:`reshaped`), a compressed photo's artefacts on ``photo_share`` of them (in their true
+    colours, before the channels are shuffled), light/contrast/blur/noise jitter."""
     import cv2
 
     out = np.empty_like(batch)
     for i, crop in enumerate(batch):
+        if shapes and rng.random() < shapes:
+            crop = reshaped(crop, rng)
         crop = np.rot90(crop, int(rng.integers(turns)) * (4 // turns)).copy()
         if rng.random() < 0.5:
             angle = rng.uniform(-12, 12)
@@ -187,6 +225,7 @@ def train(
     workers: int = 0,
     photo_share: float = PHOTO_ARTEFACTS,
     turns: int = 4,
+    shapes: float = 0.0,
 ):
     """Train for about ``minutes`` (cosine learning rate over the epochs that fit); returns the net.
     ``init``: a state dict of an earlier run, or an export, to continue from (with a new schedule
@@ -194,7 +233,8 @@ def train(
     ``checkpoint``: where to save the state dict after every epoch, so a stopped run is not lost.
     ``workers``: processes that augment the batches (0: in this process, as on the 2-core CPU).
     ``photo_share``: the share of crops given a compressed photo's artefacts (:func:`photo_artefacts`).
-    ``turns``: the turns a crop is seen at (:func:`augment`)."""
+    ``turns``: the turns a crop is seen at (:func:`augment`).
+    ``shapes``: the share of crops drawn as another typeface might print them (:func:`reshaped`)."""
     import torch
 
     torch.manual_seed(seed)
@@ -225,7 +265,7 @@ def train(
         if init is not None:
             _freeze_norms(net)
         seen, correct = 0, 0
-        batches = _AugmentedBatches(crops, labels, order, batch, (seed, epoch), photo_share, turns)
+        batches = _AugmentedBatches(crops, labels, order, batch, (seed, epoch), photo_share, turns, shapes)
         loader = torch.utils.data.DataLoader(
             batches, batch_size=None, shuffle=False, num_workers=workers, persistent_workers=False
         )
@@ -278,9 +318,10 @@ class _AugmentedBatches:
         seed: tuple[int, int],
         photo_share: float = PHOTO_ARTEFACTS,
         turns: int = 4,
+        shapes: float = 0.0,
     ) -> None:
         self.crops, self.labels, self.seed, self.photo_share = crops, labels, seed, photo_share
-        self.turns = turns
+        self.turns, self.shapes = turns, shapes
         self.parts = [order[first : first + batch] for first in range(0, len(order), batch)]
 
     def __len__(self) -> int:
@@ -291,7 +332,7 @@ class _AugmentedBatches:
 
         index = self.parts[number]
         rng = np.random.default_rng([*self.seed, number])
-        crops = augment(self.crops[index], rng, self.photo_share, self.turns)
+        crops = augment(self.crops[index], rng, self.photo_share, self.turns, self.shapes)
         return torch.from_numpy(crops), torch.from_numpy(self.labels[index])
 
 
@@ -387,6 +428,13 @@ def main(argv: list[str] | None = None) -> int:
         default=PHOTO_ARTEFACTS,
         help=f"share of crops shrunk and JPEG-compressed as in a photo (default {PHOTO_ARTEFACTS}; 0: none)",
     )
+    parser.add_argument(
+        "--shapes",
+        type=float,
+        default=0.0,
+        help="share of crops slanted, narrowed or widened and made bolder or lighter, as another typeface "
+        "prints its glyphs (default 0: none)",
+    )
     kind = parser.add_mutually_exclusive_group()
     kind.add_argument(
         "--corners", action="store_true", help="train the card-corner check (index or not) instead"
@@ -405,6 +453,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not 0.0 <= args.photo_artefacts <= 1.0:
             raise UserError(f"--photo-artefacts is a share between 0 and 1 (got {args.photo_artefacts})")
+        if not 0.0 <= args.shapes <= 1.0:
+            raise UserError(f"--shapes is a share between 0 and 1 (got {args.shapes})")
         parts = []
         contexts = set()
         decks = set(_start_decks(args.init)) if args.init is not None else set()
@@ -462,6 +512,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             photo_share=args.photo_artefacts,
             turns=4 if frame is None else 2,
+            shapes=args.shapes,
         )
     except UserError as error:  # a start that is not of this network
         print(f"glyph_training: error: {error}", file=sys.stderr)
@@ -483,6 +534,7 @@ def main(argv: list[str] | None = None) -> int:
             "trained_on": args.trained_on,
             "held_out_crop_accuracy": round(accuracy, 4),
             "photo_artefacts": args.photo_artefacts,
+            **({"shapes": args.shapes} if args.shapes else {}),
             "decks_seen": sorted(decks),
             **(frame or {}),
         },
