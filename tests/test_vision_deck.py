@@ -294,7 +294,7 @@ def _laid(face: str) -> tuple[np.ndarray, list[tuple[float, float, float, float]
 class _DoubtsEveryCorner:
     """A card-corner check sure that no box lies on a card's corner."""
 
-    def not_corner(self, image_bgr: np.ndarray, boxes: list) -> np.ndarray:
+    def not_corner(self, image_bgr: np.ndarray, boxes: list, two_characters=()) -> np.ndarray:
         return np.ones(len(boxes))
 
 
@@ -393,7 +393,7 @@ class _DoubtsTheBox:
     def __init__(self, box: tuple[float, float, float, float]) -> None:
         self.box = box
 
-    def not_corner(self, image_bgr: np.ndarray, boxes: list) -> np.ndarray:
+    def not_corner(self, image_bgr: np.ndarray, boxes: list, two_characters=()) -> np.ndarray:
         return np.array([1.0 if tuple(box) == self.box else 0.0 for box in boxes])
 
 

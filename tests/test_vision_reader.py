@@ -1250,7 +1250,7 @@ class DoubtingCorners:
         self.x = x
         self.info: dict = {}
 
-    def not_corner(self, image, boxes):
+    def not_corner(self, image, boxes, two_characters=()):
         return np.array([0.95 if (b[0] + b[2]) / 2 > self.x else 0.05 for b in boxes], np.float32)
 
 
@@ -1278,8 +1278,43 @@ class FixedDoubt:
         self.doubt = doubt
         self.info: dict = {}
 
-    def not_corner(self, image, boxes):
+    def not_corner(self, image, boxes, two_characters=()):
         return np.full(len(boxes), self.doubt, np.float32)
+
+
+class DoubtingWholeLooks:
+    """A corner check that doubts every box except those it may judge by their characters."""
+
+    def __init__(self) -> None:
+        self.info: dict = {}
+        self.asked: list[tuple[tuple[float, ...], bool]] = []
+
+    def not_corner(self, image, boxes, two_characters=()):
+        flags = list(two_characters) or [False] * len(boxes)
+        self.asked += [(tuple(box), flag) for box, flag in zip(boxes, flags, strict=True)]
+        return np.array([0.05 if flag else 0.95 for flag in flags], np.float32)
+
+
+def test_the_corner_check_judges_plus_two_and_plus_four_indices_by_their_characters(reader):
+    """A "+4" box's window of three long sides shows mostly the cloth beyond the card: on a polka-dot
+    cloth the check doubted both corners of a wild draw four at 0.92 and 0.96 and each character at
+    0.05 to 0.09 (fifty-fifth session). The reader asks it to judge the two-character indices by
+    their characters too (:meth:`referee.vision.corners.CornerCheck.not_corner`), and no others."""
+    canvas = table(260, 440)
+    draw4 = paste(canvas, "wild-draw4", 30, 30, height=160)
+    seven = paste(canvas, "red-7", 250, 30, height=160)
+    detections = draw4.indices + seven.indices
+    check = DoubtingWholeLooks()
+    checked = CardReader(reader.detector, settings=reader.settings, corners=check)
+    assert [c.name for c in checked.cards_from_detections(canvas, detections)] == ["wild-draw4"]
+    flagged = {box for box, flag in check.asked if flag}
+    assert flagged == {tuple(d.box) for d in draw4.indices} and len(check.asked) == 4
+    whole_looks = CardReader(
+        reader.detector,
+        settings=replace(reader.settings, wide_index_ends=False),
+        corners=DoubtingWholeLooks(),
+    )
+    assert whole_looks.cards_from_detections(canvas, detections) == []
 
 
 def test_a_lone_corner_the_corner_check_rather_doubts_is_no_card(reader):

@@ -44,7 +44,8 @@ import numpy as np
 from referee.errors import UserError
 from referee.lab.evaluate import labelled_images, yolo_boxes
 from referee.lab.provenance import deck_name
-from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES
+from referee.vision.classes import CLASS_NAMES, SYMBOL_CLASSES, TWO_CHARACTER_SYMBOLS
+from referee.vision.corners import box_end
 from referee.vision.detection import box_iou, box_overlap_of_smaller
 from referee.vision.glyphs import BACKGROUND, CONTEXT, CROP_PX, glyph_crop
 from referee.vision.images import read_image
@@ -59,7 +60,7 @@ BOX_SCALE = (0.85, 1.2)
 BACKGROUND_PER_IMAGE = 4  # background squares per picture (about one per labelled index)
 #: Indices printed as two characters ("+2", "+4"): a detector often boxes only one of them (the "4"
 #: of a hollow "+4" on a real deck), so these also train as a part of the box along its longer side.
-WIDE_INDICES = frozenset(CLASS_NAMES.index(name) for name in ("draw2", "wild-draw4"))
+WIDE_INDICES = frozenset(CLASS_NAMES.index(name) for name in TWO_CHARACTER_SYMBOLS)
 PART_OF_WIDE = (0.55, 0.75)
 
 
@@ -96,14 +97,7 @@ def part_of(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     a two-character index."""
     share = rng.uniform(*PART_OF_WIDE)
     from_start = rng.random() < 0.5
-    axis = 0 if box[2] - box[0] >= box[3] - box[1] else 1
-    length = box[axis + 2] - box[axis]
-    part = np.array(box, dtype=float)
-    if from_start:
-        part[axis + 2] = box[axis] + share * length
-    else:
-        part[axis] = box[axis + 2] - share * length
-    return part
+    return np.array(box_end(tuple(float(v) for v in box), share, from_start))
 
 
 def background_boxes(

@@ -50,6 +50,9 @@ CLASS_NAMES: tuple[str, ...] = SYMBOL_CLASSES + COLOURBLIND_CLASSES
 #: Symbols printed on black wild cards: they have no colour of their own.
 WILD_SYMBOLS: frozenset[str] = frozenset(s for s in SYMBOL_CLASSES if s.startswith("wild"))
 
+#: Indices printed as two characters ("+2", "+4"): a detector often boxes only one of them.
+TWO_CHARACTER_SYMBOLS: frozenset[str] = frozenset(("draw2", "wild-draw4"))
+
 #: The shared Roboflow set's class ids (alphabetical original names; see its README) → ours.
 ROBOFLOW_TO_CLASS: dict[int, int] = {
     0: SYMBOL_CLASSES.index("0"),

@@ -15,6 +15,7 @@ reader without it reads as before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,39 @@ from referee.vision.glyphs import crops_blob, glyph_crop, load_optional_check, o
 CORNER_CLASSES: tuple[str, ...] = ("index", "background")
 #: The shipped check, beside the detector (used where present).
 DEFAULT_CORNER_MODEL = model_file(CORNER_MODEL_FILE)
+#: A two-character index ("+2", "+4") boxed at least this much longer than wide is judged by each of
+#: its characters too (:meth:`CornerCheck.not_corner`).
+WIDE_ASPECT = 1.25
+#: Each character's share of such a box's longer side: the middle of the shares the check was trained
+#: on, as a detector boxes one character alone (``referee.lab.glyph_data.PART_OF_WIDE``).
+END_SHARE = 0.65
+
+Box = tuple[float, float, float, float]
+
+
+def box_end(box: Box, share: float, from_start: bool) -> Box:
+    """One end of an xyxy box along its longer side, ``share`` of it: one character of a
+    two-character index.
+
+    >>> box_end((10.0, 20.0, 50.0, 40.0), 0.5, from_start=True)
+    (10.0, 20.0, 30.0, 40.0)
+    >>> box_end((10.0, 20.0, 30.0, 80.0), 0.25, from_start=False)
+    (10.0, 65.0, 30.0, 80.0)
+    """
+    end = list(box)
+    axis = 0 if box[2] - box[0] >= box[3] - box[1] else 1
+    length = box[axis + 2] - box[axis]
+    if from_start:
+        end[axis + 2] = box[axis] + share * length
+    else:
+        end[axis] = box[axis + 2] - share * length
+    return (end[0], end[1], end[2], end[3])
+
+
+def is_wide(box: Box) -> bool:
+    """Whether a box is long enough for two characters (:data:`WIDE_ASPECT`)."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    return max(width, height) >= WIDE_ASPECT * max(1e-6, min(width, height))
 
 
 class CornerCheck:
@@ -40,13 +74,28 @@ class CornerCheck:
         self.context = float(self.info["context"])
         self._input = self._session.get_inputs()[0].name
 
-    def not_corner(self, image_bgr: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> np.ndarray:
-        """(N,) how sure the check is that each box (xyxy, image pixels) is no card's corner index."""
+    def not_corner(
+        self, image_bgr: np.ndarray, boxes: list[Box], two_characters: Sequence[bool] = ()
+    ) -> np.ndarray:
+        """(N,) how sure the check is that each box (xyxy, image pixels) is no card's corner index.
+
+        A box marked in ``two_characters`` (an index printed "+2" or "+4") and wide enough for two
+        (:func:`is_wide`) is judged by each character too, and is a card's corner where both its
+        characters' looks say so: its window is three of its long sides, mostly what lies beyond
+        the card's corner (a patterned cloth there made the check doubt a wild draw four's both
+        corners at 0.92 and 0.96, and each of their characters at 0.05 to 0.09)."""
         if not boxes:
             return np.zeros(0, np.float32)
-        crops = np.stack([glyph_crop(image_bgr, box, self.context) for box in boxes])
+        wide = [i for i, flag in enumerate(two_characters) if flag and is_wide(boxes[i])]
+        looks = list(boxes) + [box_end(boxes[i], END_SHARE, start) for i in wide for start in (True, False)]
+        crops = np.stack([glyph_crop(image_bgr, box, self.context) for box in looks])
         (probabilities,) = self._session.run(["probabilities"], {self._input: crops_blob(crops)})
-        return probabilities[:, CORNER_CLASSES.index("background")]
+        doubt = probabilities[:, CORNER_CLASSES.index("background")]
+        whole = doubt[: len(boxes)].copy()
+        for k, i in enumerate(wide):
+            ends = doubt[len(boxes) + 2 * k : len(boxes) + 2 * k + 2]
+            whole[i] = min(whole[i], float(ends.max()))
+        return whole
 
 
 def load_corner_check(path: Path | str | None = None, threads: int = 1) -> CornerCheck | None:

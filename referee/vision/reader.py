@@ -39,6 +39,7 @@ from referee.vision.classes import (
     COLOURBLIND_TO_COLOUR,
     COLOURS,
     SYMBOL_CLASSES,
+    TWO_CHARACTER_SYMBOLS,
     WILD_SYMBOLS,
     card_name,
 )
@@ -211,6 +212,10 @@ class ReaderSettings:
     #: A box the card-corner check (:mod:`referee.vision.corners`) finds this sure lies on no card's
     #: corner is dropped before anything else reads it.
     corner_reject: float = 0.9
+    #: A two-character index ("+2", "+4") is judged by the corner check by each of its characters
+    #: too (:meth:`~referee.vision.corners.CornerCheck.not_corner`): the window of three of its long
+    #: sides shows mostly what lies beyond the card (fifty-fifth session, model card).
+    wide_index_ends: bool = True
     #: A card read from one corner alone (no other corner paired with it) is kept only where the
     #: corner check finds its box less likely than this to lie on no card's corner (None: kept at
     #: any doubt under :attr:`corner_reject`). Paired corners vouch for each other; a lone one has
@@ -602,7 +607,9 @@ class CardReader:
         indices = [i for i, d in enumerate(detections) if d.class_name in SYMBOL_CLASSES]
         if not indices:
             return detections, set(), {}
-        doubt = self.corners.not_corner(image_bgr, [detections[i].box for i in indices])
+        wide = self.settings.wide_index_ends
+        two_characters = [wide and detections[i].class_name in TWO_CHARACTER_SYMBOLS for i in indices]
+        doubt = self.corners.not_corner(image_bgr, [detections[i].box for i in indices], two_characters)
         doubts = {detections[i].box: float(share) for i, share in zip(indices, doubt, strict=True)}
         dropped = {i for i, share in zip(indices, doubt, strict=True) if share >= self.settings.corner_reject}
         if self._deck_rescues:
