@@ -51,6 +51,7 @@ from hardware.camera import DEFAULT_SIZE
 from referee.errors import UserError
 from referee.lab.photo_faces import PhotoFaces
 from referee.lab.video import (
+    PRINT_STREAM,
     OracleReader,
     PileEventTruth,
     ReaderErrors,
@@ -60,7 +61,7 @@ from referee.lab.video import (
 )
 from referee.render.dataset import HELD_OUT
 from referee.render.glyphs import require_held_out_fonts
-from referee.render.scenes import typeface_families
+from referee.render.scenes import family_name, typeface_families
 from referee.rules.options import PRESETS, Rules
 from referee.rules.simulator import Habits, RandomPlayer, SimStep, Simulator
 from referee.table.pile import (
@@ -524,7 +525,7 @@ def run(args: argparse.Namespace) -> int:
         score = score_game(video, events, reveals_read, turns)
         score.reads = reads
         total.add(score)
-        deck = f", {video.design} print in {Path(typefaces[0]).name.split('-')[0]}" if typefaces else ""
+        deck = f", {video.design} print in {family_name(typefaces[0])}" if typefaces else ""
         print(
             f"game {game + 1}/{games} seed {seed}: {score.recognised}/{score.landings} landings recognised, "
             f"{score.false_plays} false, {score.turns} turns, {video.duration_s:.0f} s video, {reads} reads"
@@ -556,7 +557,7 @@ def deck_typefaces(families: Sequence[tuple[str, ...]], seed: int) -> tuple[str,
     """
     if not families:
         return ()
-    return families[int(np.random.default_rng([seed, 0x7F0A7]).integers(len(families)))]
+    return families[int(np.random.default_rng([seed, PRINT_STREAM]).integers(len(families)))]
 
 
 def faces_line(faces: PhotoFaces, rendered: set[str]) -> str:

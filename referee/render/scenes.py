@@ -55,8 +55,17 @@ def typeface_families(faces: tuple[str, ...]) -> list[tuple[str, ...]]:
     """
     by_family: dict[str, list[str]] = {}
     for face in sorted(faces):
-        by_family.setdefault(Path(face).name.split("-")[0], []).append(face)
+        by_family.setdefault(family_name(face), []).append(face)
     return [tuple(group) for group in by_family.values()]
+
+
+def family_name(face: str) -> str:
+    """A font file's family: its file name before the first ``-``.
+
+    >>> family_name("/usr/share/fonts/opentype/mplus/Mplus2-Black.otf")
+    'Mplus2'
+    """
+    return Path(face).name.split("-")[0]
 
 
 class Retype:

@@ -22,6 +22,7 @@ import numpy as np
 
 from models import CORNER_MODEL_FILE, model_file
 from referee.errors import UserError
+from referee.vision.detection import Box
 from referee.vision.glyphs import crops_blob, glyph_crop, load_optional_check, open_crop_model
 
 #: The check's two answers.
@@ -34,8 +35,6 @@ WIDE_ASPECT = 1.25
 #: Each character's share of such a box's longer side: the middle of the shares the check was trained
 #: on, as a detector boxes one character alone (``referee.lab.glyph_data.PART_OF_WIDE``).
 END_SHARE = 0.65
-
-Box = tuple[float, float, float, float]
 
 
 def box_end(box: Box, share: float, from_start: bool) -> Box:

@@ -21,6 +21,8 @@ import numpy as np
 #: Ultralytics pads with this grey; the network was trained on it, so the runtime pads the same.
 PAD_VALUE = 114
 
+Box = tuple[float, float, float, float]  # image pixels: x1, y1, x2, y2
+
 
 @dataclass(frozen=True)
 class Detection:

@@ -52,7 +52,7 @@ from referee.vision.colour import (
     white_gains_at,
 )
 from referee.vision.corners import CornerCheck
-from referee.vision.detection import Detection, box_overlap_of_smaller
+from referee.vision.detection import Box, Detection, box_overlap_of_smaller
 from referee.vision.glyphs import GlyphClassifier
 from referee.vision.pairs import PairCheck
 from referee.vision.tiling import (
@@ -68,7 +68,6 @@ if TYPE_CHECKING:
     from referee.vision.deck import DeckMatch, LearntDeck
 
 ColourSource = Literal["hue", "symbol"]
-Box = tuple[float, float, float, float]  # image pixels: x1, y1, x2, y2
 
 
 @dataclass(frozen=True)
