@@ -855,7 +855,7 @@ class CardReader:
     # --- pairs ----------------------------------------------------------------------------------
 
     def _pair(
-        self, indices: list[_Index], image_bgr: np.ndarray, centres: _CentreLooks | None = None
+        self, indices: list[_Index], image_bgr: np.ndarray, centres: _CentreLooks | None
     ) -> list[tuple[_Index, ...]]:
         """Group indices into cards: greedy on how typical each candidate pair's spacing is, then as
         many corners paired as can be (:attr:`ReaderSettings.pair_most`).
@@ -920,7 +920,7 @@ class CardReader:
         return abs(math.log(spacing / self.settings.pair_expected_distance))
 
     def _consensus(
-        self, first: _Index, second: _Index, image_bgr: np.ndarray, centres: _CentreLooks | None = None
+        self, first: _Index, second: _Index, image_bgr: np.ndarray, centres: _CentreLooks | None
     ) -> tuple[_Index, _Index] | None:
         """Two corners that disagree, relabelled as one card, or None where they cannot be one.
 
