@@ -314,6 +314,23 @@ def test_a_still_arm_over_the_pile_makes_no_play_of_what_it_half_covers() -> Non
     assert show(watcher, reader, [red7], pile, start=6.0) == []
 
 
+def test_an_arm_across_the_top_card_that_makes_both_its_corners_another_symbol_is_no_play() -> None:
+    """An arm reaching across the pile for the draw pile half-covers the top card; the reader takes
+    both its corners for another symbol and pairs them (a red 7 read as a red 1, seen in a game
+    filmed in a typeface no network saw). The misreading lies in the top card's pose and its box
+    spans the arm, so only the pose tells: no play, and nothing once the arm has gone."""
+    red7 = card("red-7", [(80, 60), (120, 140)])
+    misread = card("red-1", [(82, 63), (121, 137)])
+    watcher, reader = scripted_watcher()
+    pile = with_card(TABLE, 60, 50)
+    show(watcher, reader, [red7], pile, start=1.0)
+    arm = pile.copy()
+    arm[45:75, :] = (80, 120, 190)  # from the zone's left edge to its right, over the top corner
+    assert landings(show(watcher, reader, [misread], arm, frames=10, start=2.0)) == []
+    assert show(watcher, reader, [red7], pile, start=3.0) == []
+    assert watcher.top_card == "red-7"
+
+
 def test_an_arm_paused_over_the_top_card_that_shows_its_other_corner_is_no_replay() -> None:
     """A wild whose print the reader finds by one corner only; an arm reaching for the draw pile
     pauses over it, its shadow changes the whole card, and the reader now finds both corners, one

@@ -513,7 +513,8 @@ class PileWatcher:
             # more corners, tells better where the card lies (and so what change is beyond it).
             fuller = previous if previous is not None and _same_landing(landed, previous) else landed
             whole = max(landed, fuller, key=lambda seen: len(seen.points))
-            if self._arm_in_zone(self._unlike_the_table(changed, small), whole, crop_shape):
+            reaching = self._unlike_the_table(changed, small)
+            if self._arm_in_zone(reaching, whole, crop_shape) or self._top_misread_under_arm(whole, reaching):
                 return "hand", None
             return "new", landed
         if top_in_place:
@@ -629,6 +630,18 @@ class PileWatcher:
             and float(changed[_cells(seen.box, changed.shape, crop_shape)].mean())
             >= self.settings.laid_anew_share
         )
+
+    def _top_misread_under_arm(self, seen: _Seen, changed: np.ndarray) -> bool:
+        """Whether the reading lies in the top card's pose under another name while the change
+        reaches in from the zone's edge: the top card half-covered by an arm and misread, not a card
+        that landed. Seen in a filmed game: a red 7 read as a 1 by both corners while an arm reached
+        across it for the draw pile; the turned read paired the two, and their card-sized box hid
+        the arm from :meth:`_arm_in_zone`. A card truly laid in that pose is read once the arm left."""
+        top = self._top
+        if top is None or seen.name == top.name or not _reaches_the_edge(changed):
+            return False
+        limit = max(seen.tolerance, top.tolerance)
+        return all(any(math.dist(p, q) <= limit for q in top.points) for p in seen.points)
 
     def _pairs_corners_of_older_cards(
         self, seen: _Seen, untouched: np.ndarray, crop_shape: tuple[int, ...]
