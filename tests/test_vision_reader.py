@@ -1334,6 +1334,49 @@ def test_a_lone_corner_the_corner_check_rather_doubts_is_no_card(reader):
     assert sorted(c.name for c in lenient.cards_from_detections(canvas, detections)) == ["blue-3", "red-7"]
 
 
+def test_a_lone_corner_weaker_than_the_detectors_floor_is_no_card(reader):
+    """Seen on cluttered negatives read by the held-out networks: a wild in a leaf at 0.15, a red 9 on
+    a package at 0.16, each from one box the glyph classifier barely recognised. A lone corner whose
+    card comes out under the detector's own floor is no card; two such corners vouch for each other."""
+    canvas = table(260, 440)
+    whole = paste(canvas, "red-7", 30, 30, height=160)
+    faint = paste(canvas, "yellow-5", 250, 30, height=160)
+    beliefs = {d.centre: {"7": 0.95} for d in whole.indices}
+    beliefs |= {d.centre: {"5": 0.2, "6": 0.15, "3": 0.15} for d in faint.indices}
+    weak = [replace(d, score=0.3) for d in faint.indices]  # over the floor (0.25); fused under it
+    glyphs = ScriptedGlyphs(beliefs)
+    floored = CardReader(reader.detector, glyphs=glyphs)
+    assert reader.min_score == floored.min_score == 0.25
+    assert [c.name for c in floored.cards_from_detections(canvas, whole.indices + weak[:1])] == ["red-7"]
+    both = floored.cards_from_detections(canvas, whole.indices + weak)
+    assert sorted(c.name for c in both) == ["red-7", "yellow-5"]
+    assert min(c.confidence for c in both) < floored.min_score
+    lenient = CardReader(
+        reader.detector, glyphs=glyphs, settings=replace(reader.settings, lone_corner_floor=False)
+    )
+    alone = lenient.cards_from_detections(canvas, whole.indices + weak[:1])
+    assert sorted(c.name for c in alone) == ["red-7", "yellow-5"]
+
+
+@pytest.mark.parametrize("back", ["blue-3", "wild"])
+def test_a_weak_lone_corner_beside_a_whole_card_is_a_fans_back_card(reader, back):
+    """Seen on Roboflow's fans read by networks that never saw the deck: a green 4 whose one corner,
+    half covered, lay beside the next card's, read at 0.13. A coloured lone corner beside a corner of
+    a card read from both corners is a card however weak; a wild's is not (its black field is the
+    colour of every shadow)."""
+    canvas = table(260, 440)
+    behind = paste(canvas, back, 30, 30, height=160)
+    front = paste(canvas, "red-7", 75, 30, height=160)
+    beliefs = {d.centre: {"7": 0.95} for d in front.indices}
+    symbol = back.split("-")[-1]
+    beliefs[behind.indices[0].centre] = {symbol: 0.2, "6": 0.15, "8": 0.15}
+    weak = replace(behind.indices[0], score=0.3)
+    floored = CardReader(reader.detector, glyphs=ScriptedGlyphs(beliefs))
+    seen = floored.cards_from_detections(canvas, [weak, *front.indices])
+    assert sorted(c.name for c in seen) == (["red-7"] if back == "wild" else [back, "red-7"])
+    assert all(c.confidence < floored.min_score for c in seen if c.name == back)
+
+
 @pytest.mark.parametrize("back", ["blue-3", "green-skip", "wild", "wild-draw4"])
 def test_a_doubted_lone_corner_beside_a_whole_card_is_a_fans_back_card(reader, back):
     """Seen on Roboflow's fans read by networks that never saw the deck: every labelled corner the

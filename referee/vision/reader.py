@@ -238,6 +238,15 @@ class ReaderSettings:
     #: them on a labelled index (0.05 would have dropped 3 labelled ones); dropping every such wild
     #: lost real cards on rendered whole tables (fifty-first session, model card).
     lone_wild_apart_doubt: float | None = 0.1
+    #: A card read from one corner alone is reported only where its confidence (the detector's
+    #: score as the glyph classifier and the colour reading left it) reaches the detector's own
+    #: floor: a paired corner has its twin to vouch for it, a lone one only itself, and on cluttered
+    #: negatives the lone cards under the floor were the invented ones (a wild in a leaf at 0.15, a
+    #: red 9 on a package at 0.16; fifty-seventh session, model card). Boxes a learnt face vouched
+    #: for are exempt, and so is a coloured lone corner beside a corner of a card read from both
+    #: corners: a fan's back card shows one half-covered corner there, which the detector scores low
+    #: (a green 4 at 0.13 in Roboflow's fans; fifty-ninth session).
+    lone_corner_floor: bool = True
     #: With a learnt deck, the detector's proposals down to this score are read too, where it boxed
     #: the same glyph at its own floor nowhere (None: only its own floor's) …
     deck_floor: float | None = 0.05
@@ -563,7 +572,7 @@ class CardReader:
             )
         ]
         if settings.lone_corner_doubt is not None and doubts:
-            paired = [index.detection for group in groups if len(group) == 2 for index in group]
+            paired = _paired_corners(groups)
             groups = [
                 group
                 for group in groups
@@ -575,6 +584,16 @@ class CardReader:
             groups = _without_pale_rivals(groups, settings)
         groups = self._read_centres(groups, image_bgr, centres)
         cards = [self._card(group, image_bgr.shape) for group in groups]
+        if settings.lone_corner_floor:
+            paired = _paired_corners(groups)
+            cards = [
+                card
+                for card, group in zip(cards, groups, strict=True)
+                if len(group) == 2
+                or group[0].detection.box in vouched
+                or card.confidence >= self.min_score
+                or (group[0].colour is not None and _beside_a_neighbour(group[0].detection, paired, settings))
+            ]
         return sorted(cards, key=lambda card: (round(card.box[1]), card.box[0]))
 
     def _lone_corner_passes(self, lone: _Index, doubt: float, paired: list[Detection]) -> bool:
@@ -1363,6 +1382,11 @@ def _cut_by_the_edge(index: _Index, image_shape: tuple[int, ...], cut_share: flo
     across_x = (x2 - x1) < cut_share * (y2 - y1)  # short across a left or right edge
     across_y = (y2 - y1) < cut_share * (x2 - x1)  # short across a top or bottom edge
     return ((x1 <= 1 or x2 >= width - 1) and across_x) or ((y1 <= 1 or y2 >= height - 1) and across_y)
+
+
+def _paired_corners(groups: list[tuple[_Index, ...]]) -> list[Detection]:
+    """The corners of the cards read from both corners."""
+    return [index.detection for group in groups if len(group) == 2 for index in group]
 
 
 def _beside_a_neighbour(lone: Detection, corners: list[Detection], settings: ReaderSettings) -> bool:
