@@ -107,6 +107,39 @@ def test_the_reader_never_pairs_corners_the_check_calls_two_cards(tmp_path):
     assert [len(c.indices) for c in heeding.cards_from_detections(canvas, card.detections)] == [1, 1]
 
 
+class FixedPairCheck:
+    """A pair check that finds every pair two cards' with one share."""
+
+    def __init__(self, share: float) -> None:
+        self.share = share
+
+    def two_cards(self, image, pairs):
+        return np.full(len(pairs), self.share, np.float32)
+
+
+@pytest.mark.parametrize("name", ["red-7", "blue-2"])
+def test_a_pair_check_sure_of_one_card_outweighs_the_glyph_turn_test(tmp_path, name):
+    """Seen on whole rendered tables (fifty-ninth session): one card's two corners, one blurred or
+    tilted, looked unlike each other half-turned, so the turn test parted them and the card was read
+    twice, while the pair check found them one card's at 0.98. Its sure word pairs them; an unsure
+    one, or none, leaves the turn test's."""
+    path = tmp_path / "scripted.onnx"
+    write_scripted_model(path, tensor_for_boxes([(0, 0, 1, 1)], ["0"], scores=0.0))
+    canvas = table(260, 220)
+    card = paste(canvas, name, 30, 30, seed=4)
+    x1, y1, x2, y2 = (round(v) for v in card.indices[1].box)
+    canvas[y1:y2, x1:x2] = canvas[y1:y2, x1:x2][::-1].copy()  # one glyph mirrored: unlike its twin
+
+    def corners_read(pairs, **settings) -> list[int]:
+        reader = CardReader(load_detector(path), pairs=pairs, settings=ReaderSettings(**settings))
+        return [len(read.indices) for read in reader.cards_from_detections(canvas, card.detections)]
+
+    assert corners_read(None) == [1, 1]  # the turn test alone parts them
+    assert corners_read(FixedPairCheck(0.05)) == [2]
+    assert corners_read(FixedPairCheck(0.5)) == [1, 1]
+    assert corners_read(FixedPairCheck(0.05), pair_check_overrules=False) == [1, 1]
+
+
 def test_bad_pair_model_files_are_one_line_errors(tmp_path):
     with pytest.raises(
         UserError, match=r"pair model .* not found: reinstall uno-referee or pass --pair-model"

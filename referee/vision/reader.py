@@ -128,6 +128,11 @@ class ReaderSettings:
     #: are never paired, whatever their glyphs and colours say (two identical cards side by side,
     #: whose corners lie at one card's spacing). None: the check is not asked.
     pair_two_cards: float | None = 0.9
+    #: … and where it finds them one card's as surely (two cards' at most 1 - ``pair_two_cards``),
+    #: its word outweighs the glyph turn test's (:attr:`turn_test_apart`, :attr:`turn_test_alike`):
+    #: on rendered tables four of five doubled cards were one card's blurred or tilted corners the
+    #: turn test parted while the pair check found them one card's at 0.98 (fifty-ninth session).
+    pair_check_overrules: bool = True
     #: A card read from both corners is named by the product of its corners' beliefs and the centre
     #: reader's (:mod:`referee.vision.centres`) raised to this power, over the symbols of its kind
     #: (wild or coloured), where the reader sees a centre: its "no centre" share is below
@@ -894,7 +899,7 @@ class CardReader:
             a, b = first.detection, second.detection
             if a.class_name != b.class_name or first.colour != second.colour:
                 continue
-            if not _corners_of_two_cards(glyphs, a, b, self.settings):
+            if not self._corners_of_two_cards(glyphs, a, b, image_bgr):
                 agreeing.append((self._spacing_cost(spacing), i, j, first, second))
         agreeing = self._one_card_each(agreeing, image_bgr)
         paired: set[int] = set()
@@ -906,7 +911,7 @@ class CardReader:
                 continue
             first, second = indices[i], indices[j]
             # The glyph test first: it is cheaper than reading the colour of the body between them.
-            if _corners_of_two_cards(glyphs, first.detection, second.detection, self.settings):
+            if self._corners_of_two_cards(glyphs, first.detection, second.detection, image_bgr):
                 continue
             reconciled = self._consensus(first, second, image_bgr, centres)
             if reconciled is not None:
@@ -915,6 +920,21 @@ class CardReader:
         groups += _greedy_pairs(disagreeing, paired)
         groups += [(index,) for k, index in enumerate(indices) if k not in paired]
         return groups
+
+    def _corners_of_two_cards(
+        self, glyphs: _GlyphPatches, a: Detection, b: Detection, image_bgr: np.ndarray
+    ) -> bool:
+        """The glyph turn test (:func:`_corners_of_two_cards`), unless the pair check finds the two
+        corners one card's at least as surely as it must find two cards' to part them
+        (:attr:`ReaderSettings.pair_check_overrules`): a blurred or tilted corner's small glyph
+        can look unlike its twin half-turned, and the card is then read twice."""
+        if not _corners_of_two_cards(glyphs, a, b, self.settings):
+            return False
+        settings = self.settings
+        if not settings.pair_check_overrules or self.pairs is None or settings.pair_two_cards is None:
+            return True
+        share = float(self.pairs.two_cards(image_bgr, [(a.centre, b.centre)])[0])
+        return share > 1.0 - settings.pair_two_cards
 
     def _one_card_each(self, candidates: list[_PairCandidate], image_bgr: np.ndarray) -> list[_PairCandidate]:
         """The candidate pairs the pair check does not take for two cards' corners
