@@ -899,7 +899,7 @@ class CardReader:
             a, b = first.detection, second.detection
             if a.class_name != b.class_name or first.colour != second.colour:
                 continue
-            if not self._corners_of_two_cards(glyphs, a, b, image_bgr):
+            if not self._turn_test_parts(glyphs, a, b, image_bgr):
                 agreeing.append((self._spacing_cost(spacing), i, j, first, second))
         agreeing = self._one_card_each(agreeing, image_bgr)
         paired: set[int] = set()
@@ -911,7 +911,7 @@ class CardReader:
                 continue
             first, second = indices[i], indices[j]
             # The glyph test first: it is cheaper than reading the colour of the body between them.
-            if self._corners_of_two_cards(glyphs, first.detection, second.detection, image_bgr):
+            if self._turn_test_parts(glyphs, first.detection, second.detection, image_bgr):
                 continue
             reconciled = self._consensus(first, second, image_bgr, centres)
             if reconciled is not None:
@@ -921,7 +921,7 @@ class CardReader:
         groups += [(index,) for k, index in enumerate(indices) if k not in paired]
         return groups
 
-    def _corners_of_two_cards(
+    def _turn_test_parts(
         self, glyphs: _GlyphPatches, a: Detection, b: Detection, image_bgr: np.ndarray
     ) -> bool:
         """The glyph turn test (:func:`_corners_of_two_cards`), unless the pair check finds the two
