@@ -893,13 +893,22 @@ class CardReader:
         side agree in glyph and colour, and their corners can lie at one card's spacing."""
         glyphs = _GlyphPatches(image_bgr)
         candidates = self._pair_geometry(indices)
+        parted: dict[tuple[int, int], bool] = {}  # each pair judged once: both loops may ask
+
+        def turn_test_parts(i: int, j: int) -> bool:
+            if (i, j) not in parted:
+                parted[i, j] = self._turn_test_parts(
+                    glyphs, indices[i].detection, indices[j].detection, image_bgr
+                )
+            return parted[i, j]
+
         agreeing: list[_PairCandidate] = []
         for i, j, spacing in candidates:
             first, second = indices[i], indices[j]
             a, b = first.detection, second.detection
             if a.class_name != b.class_name or first.colour != second.colour:
                 continue
-            if not self._turn_test_parts(glyphs, a, b, image_bgr):
+            if not turn_test_parts(i, j):
                 agreeing.append((self._spacing_cost(spacing), i, j, first, second))
         agreeing = self._one_card_each(agreeing, image_bgr)
         paired: set[int] = set()
@@ -911,7 +920,7 @@ class CardReader:
                 continue
             first, second = indices[i], indices[j]
             # The glyph test first: it is cheaper than reading the colour of the body between them.
-            if self._turn_test_parts(glyphs, first.detection, second.detection, image_bgr):
+            if turn_test_parts(i, j):
                 continue
             reconciled = self._consensus(first, second, image_bgr, centres)
             if reconciled is not None:
