@@ -127,6 +127,7 @@ def test_roboflow_mix_on_two_files(tmp_path, shared, capsys):
         (["--count", "0"], "--count must be at least 1"),
         (["--val-fraction", "1.5"], "--val-fraction must be in [0, 1]"),
         (["--roboflow-share", "1"], "--roboflow-share must be in [0, 1)"),
+        (["--busy", "1.5"], "--busy is a share between 0 and 1"),
         (["--kind", "kitchen"], "argument --kind: invalid choice: 'kitchen'"),
     ],
 )

@@ -299,3 +299,37 @@ def test_half_the_skips_are_the_open_ring_and_a_scene_draws_no_more_random_numbe
     assert 10 <= flat.sum() <= 30
     assert angles[flat].max() < 42 <= angles[~flat].min() and abs(angles[~flat] - 45).max() < 3
     assert rings[flat].mean() < 0.75 * rings[~flat].mean()  # an open ring is thinner
+
+
+def test_a_scene_without_busy_prints_is_drawn_as_before_and_busy_ones_are_busy() -> None:
+    """Asking for no busy print spends no random draw (every earlier seed renders as it did), and a
+    busy print has hard edges all over, where the plain surfaces have few."""
+    import cv2
+
+    from referee.render.surfaces import BUSY_SURFACES, SURFACES, table_surface
+
+    for seed in range(6):
+        plain, kind = table_surface(96, 96, np.random.default_rng(seed))
+        again, kind_again = table_surface(96, 96, np.random.default_rng(seed), busy=0.0)
+        assert kind == kind_again and np.array_equal(plain, again)
+        assert kind in SURFACES
+
+    def edge_share(image: np.ndarray) -> float:
+        grey = cv2.cvtColor(np.clip(image, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
+        return float((cv2.Canny(grey, 60, 150) > 0).mean())
+
+    for seed in range(9):
+        busy, kind = table_surface(192, 192, np.random.default_rng(seed), busy=1.0)
+        assert kind in BUSY_SURFACES
+        assert edge_share(busy) > 0.02, kind
+    for kind in ("felt", "laminate", "solid", "gradient"):
+        plain, _ = table_surface(192, 192, np.random.default_rng(1), kind=kind)
+        assert edge_share(plain) < 0.02, kind
+
+
+def test_a_scene_asked_for_busy_prints_lies_on_one() -> None:
+    from referee.render.surfaces import BUSY_SURFACES
+
+    scene = render_scene(np.random.default_rng(5), size=128, kind="negative", busy=1.0)
+    assert scene.surface in BUSY_SURFACES
+    assert render_scene(np.random.default_rng(5), size=128, kind="negative").surface not in BUSY_SURFACES

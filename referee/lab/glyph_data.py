@@ -172,13 +172,13 @@ def _crops_of(
         yield glyph_crop(image, tuple(jittered(box, rng)), context), BACKGROUND
 
 
-def _rendered(task: tuple[int, int, int, float, str | None]) -> tuple[np.ndarray, np.ndarray]:
+def _rendered(task: tuple[int, int, int, float, str | None, float]) -> tuple[np.ndarray, np.ndarray]:
     """Crops of one rendered scene (run in a worker process)."""
     from referee.render.scenes import render_scene
 
-    seed, index, size, context, faces = task
+    seed, index, size, context, faces, busy = task
     rng = np.random.default_rng([seed, index])
-    scene = render_scene(rng, size, faces=_dealt(faces, seed, index))
+    scene = render_scene(rng, size, faces=_dealt(faces, seed, index), busy=busy)
     height, width = scene.image.shape[:2]
     rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
     polygons = [
@@ -240,18 +240,18 @@ def _dealt(faces: str | None, seed: int, index: int) -> FaceSwap | None:
 _miner: dict[str, object] = {}  # the detector of a mining worker process, loaded once
 
 
-def _mined(task: tuple[int, int, int, str, float, str | None]) -> tuple[np.ndarray, np.ndarray]:
+def _mined(task: tuple[int, int, int, str, float, str | None, float]) -> tuple[np.ndarray, np.ndarray]:
     """Crops of the detector's boxes on one rendered scene (run in a worker process)."""
     from referee.render.scenes import render_scene
 
-    seed, index, size, model, context, faces = task
+    seed, index, size, model, context, faces, busy = task
     if model not in _miner:
         _miner[model] = _mining_reader(Path(model))
     reader = _miner[model]
     rng = np.random.default_rng([seed, index])
     kinds = list(MINING_SCENES)
     kind = str(rng.choice(kinds, p=np.float64(list(MINING_SCENES.values()))))
-    scene = render_scene(rng, size, kind, faces=_dealt(faces, seed, index))
+    scene = render_scene(rng, size, kind, faces=_dealt(faces, seed, index), busy=busy)
     height, width = scene.image.shape[:2]
     rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
     found = [np.array(d.box) for d in reader.detect(scene.image)]
@@ -307,17 +307,19 @@ def build(
     context: float = CONTEXT,
     compress: bool = True,
     faces: Path | None = None,
+    busy: float = 0.0,
 ) -> tuple[int, int]:
     """Write the crop set; returns (rendered crops, real crops). ``mine``: crop this detector's boxes;
     ``compress`` False saves a big set in seconds rather than minutes (on a lease, not for keeping);
-    ``faces``: deal every scene this face folder's photographed faces (their crops count as real)."""
+    ``faces``: deal every scene this face folder's photographed faces (their crops count as real);
+    ``busy``: the share of scenes laid on a busy print (:data:`referee.render.surfaces.BUSY_SURFACES`)."""
     dealt = None if faces is None else str(faces)
     with get_context("spawn").Pool(workers) as pool:
         if mine is None:
-            tasks = [(seed, i, size, context, dealt) for i in range(scenes)]
+            tasks = [(seed, i, size, context, dealt, busy) for i in range(scenes)]
             parts = pool.map(_rendered, tasks, chunksize=32)
         else:
-            tasks = [(seed, i, size, str(mine), context, dealt) for i in range(scenes)]
+            tasks = [(seed, i, size, str(mine), context, dealt, busy) for i in range(scenes)]
             parts = pool.map(_mined, tasks, chunksize=32)
     crops = [p[0] for p in parts]
     labels = [p[1] for p in parts]
@@ -362,6 +364,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-compress", action="store_true", help="save uncompressed (faster, larger)")
     parser.add_argument(
+        "--busy",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of scenes laid on a busy print (bands, cells, strokes), not a plain table (default 0)",
+    )
+    parser.add_argument(
         "--faces",
         type=Path,
         metavar="FOLDER",
@@ -376,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
             photo_faces(str(args.faces))  # a one-line error for a broken face folder, before any work
         if args.roboflow is not None and not (args.roboflow / "train" / "images").is_dir():
             raise UserError(f"{args.roboflow} has no train/images: pass the shared Roboflow folder")
+        if not 0 <= args.busy <= 1:
+            raise UserError(f"--busy is a share between 0 and 1 (got {args.busy})")
         if args.mine is not None and not args.mine.is_file():
             raise UserError(f"detector {args.mine} not found: pass an exported .onnx")
         rendered, real = build(
@@ -389,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
             args.context,
             compress=not args.no_compress,
             faces=args.faces,
+            busy=args.busy,
         )
     except UserError as error:
         print(f"glyph_data: error: {error}", file=sys.stderr)

@@ -117,6 +117,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "network is trained on (a stand-in for a deck we do not have; needs Debian's held-out font "
         "packages, see the model card)",
     )
+    parser.add_argument(
+        "--busy",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of scenes laid on a busy print (zebra and marble bands, honeycomb and crackle cells, "
+        "grass and scribbled strokes) instead of a plain table (default 0)",
+    )
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -133,6 +141,8 @@ def _check(args: argparse.Namespace) -> None:
         raise UserError(f"--workers must be at least 1 (got {args.workers})")
     if args.quality is not None and not 10 <= args.quality <= 100:
         raise UserError(f"--quality must be between 10 and 100 (got {args.quality})")
+    if not 0 <= args.busy <= 1:
+        raise UserError(f"--busy is a share between 0 and 1 (got {args.busy})")
     if not 0 <= args.roboflow_share < 1:
         raise UserError(f"--roboflow-share must be in [0, 1) (got {args.roboflow_share})")
     if args.faces is not None and args.roboflow is not None:
@@ -204,14 +214,14 @@ def photo_deal(folder: str, seed: int, index: int, stream: int = _FACES_STREAM) 
     return PhotoDeal(photo_faces(folder), deal_seed)
 
 
-def render_one(job: tuple[str, int, int, int, str, int | None, str | None, str | None, bool]) -> int:
+def render_one(job: tuple[str, int, int, int, str, int | None, str | None, str | None, bool, float]) -> int:
     """Render image ``index`` into ``out`` unless it is already there; returns 1 if it was rendered."""
     import cv2
     import numpy as np
 
     from referee.render.scenes import render_scene
 
-    out_text, seed, index, size, split, quality, kind, faces_folder, held_out_typefaces = job
+    out_text, seed, index, size, split, quality, kind, faces_folder, held_out_typefaces, busy = job
     out = Path(out_text)
     stem = f"r{seed}_{index:07d}"
     image_path, label_path, meta_path = _paths(out, split, stem)
@@ -228,7 +238,7 @@ def render_one(job: tuple[str, int, int, int, str, int | None, str | None, str |
         retype_seed = int(np.random.default_rng([seed, index, _TYPEFACES_STREAM]).integers(2**32))
         deal, marks = Retype(held_out_fonts(), retype_seed), {"typefaces": HELD_OUT}
     rng = np.random.default_rng([seed, index])
-    result = render_scene(rng, size, kind, faces=deal)
+    result = render_scene(rng, size, kind, faces=deal, busy=busy)
     jpeg_quality = quality if quality is not None else int(rng.integers(50, 96))
     ok, encoded = cv2.imencode(".jpg", result.image, [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
     if not ok:
@@ -412,6 +422,7 @@ def run(args: argparse.Namespace) -> int:
             args.kind,
             str(args.faces) if args.faces is not None else None,
             held_out,
+            args.busy,
         )
         for i in range(args.count)
     ]

@@ -321,16 +321,21 @@ _BUILDERS = {"discard": _discard, "table": _table, "fan": _fan, "negative": _neg
 
 
 def render_scene(
-    rng: np.random.Generator, size: int = 416, kind: str | None = None, faces: FaceSwap | None = None
+    rng: np.random.Generator,
+    size: int = 416,
+    kind: str | None = None,
+    faces: FaceSwap | None = None,
+    busy: float = 0.0,
 ) -> RenderedScene:
     """One random scene of ``kind`` (drawn from :data:`SCENE_WEIGHTS` when None), fully seeded by ``rng``;
-    ``faces`` replaces every rendered face (card backs stay rendered)."""
+    ``faces`` replaces every rendered face (card backs stay rendered); ``busy``: the share of scenes
+    laid on a busy print (:data:`referee.render.surfaces.BUSY_SURFACES`)."""
     if kind is None:
         weights = np.float64(list(SCENE_WEIGHTS.values()))
         kind = str(rng.choice(list(SCENE_WEIGHTS), p=weights / weights.sum()))
     if kind not in _BUILDERS:
         raise ValueError(f"unknown scene kind {kind!r} (expected one of {', '.join(_BUILDERS)})")
-    background, surface = table_surface(size, size, rng)
+    background, surface = table_surface(size, size, rng, busy=busy)
     scene = Scene(background)
     _BUILDERS[kind](scene, size, rng, replace(DeckStyle.random(rng), faces=faces))
     scene.finalise()

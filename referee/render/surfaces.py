@@ -136,6 +136,97 @@ def _clutter(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     return cv2.GaussianBlur(image, (0, 0), rng.uniform(0.5, 3))
 
 
+def _two_inks(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A busy print's two inks: often black on white (a zebra print, newsprint), else any two
+    colours of clearly different lightness."""
+    if rng.random() < 0.4:
+        dark, light = rng.uniform(5, 60), rng.uniform(170, 250)
+        return np.float32([dark] * 3) + rng.uniform(-5, 5, 3), np.float32([light] * 3) + rng.uniform(-8, 8, 3)
+    return _hsv_colour(rng, (0, 255), (20, 110)), _hsv_colour(rng, (0, 200), (150, 250))
+
+
+def _bands(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """Contour bands of warped noise: zebra and tiger prints, marble veins, swirls, wavy fabric.
+    Their edges are hard and curved like a card's outline and a glyph's strokes."""
+    dark, light = _two_inks(rng)
+    field = smooth_noise(h, w, rng.uniform(25, 90), rng) + 0.5 * smooth_noise(h, w, rng.uniform(8, 25), rng)
+    ys, xs = coordinate_grid(h, w)
+    angle = rng.uniform(0, math.pi)
+    drift = (xs * math.cos(angle) + ys * math.sin(angle)) * rng.uniform(0, 0.08)
+    phase = field * rng.uniform(6, 20) + drift
+    if rng.random() < 0.5:  # bands of even width (zebra), else thin veins (marble)
+        weight = (np.sin(phase) > rng.uniform(-0.4, 0.4)).astype(np.float32)
+    else:
+        weight = (np.abs(np.sin(phase)) < rng.uniform(0.08, 0.3)).astype(np.float32)
+    weight = cv2.GaussianBlur(weight, (0, 0), rng.uniform(0.5, 1.5))
+    return dark * weight[..., None] + light * (1 - weight[..., None])
+
+
+def _cells(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """Cells with drawn walls: honeycomb, scales and snake skin, crackle glaze, stone and tile mosaic.
+    Each wall meets others at corners, and each cell is a patch of flat colour, as a card's field is."""
+    wall, fill = _two_inks(rng)
+    if rng.random() < 0.5:
+        wall, fill = fill, wall
+    size = rng.uniform(8, 40)
+    rows, columns = int(h / (size * 0.87)) + 3, int(w / size) + 3
+    ys, xs = np.mgrid[0:rows, 0:columns].astype(np.float32)
+    if rng.random() < 0.5:  # a hexagonal lattice (honeycomb, scales), jittered a little
+        xs = xs + 0.5 * (ys % 2)
+        ys = ys * 0.87
+        jitter = 0.1
+    else:  # random cells (crackle, stone)
+        jitter = 0.45
+    points = np.stack([xs.ravel(), ys.ravel()], axis=1) * size - size
+    points += rng.uniform(-jitter, jitter, points.shape).astype(np.float32) * size
+    seeds = np.full((h, w), 255, np.uint8)
+    for x, y in points.astype(int):
+        if 0 <= x < w and 0 <= y < h:
+            seeds[y, x] = 0
+    _, labels = cv2.distanceTransformWithLabels(seeds, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL)
+    border = cv2.morphologyEx(labels.astype(np.float32), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
+    thickness = int(rng.integers(1, 4))
+    if thickness > 1:
+        border = cv2.dilate(border.astype(np.uint8), np.ones((thickness, thickness), np.uint8)) > 0
+    shades = rng.uniform(0.75, 1.2, labels.max() + 1).astype(np.float32)
+    image = fill * shades[labels][..., None]
+    image[border] = wall
+    return cv2.GaussianBlur(image, (0, 0), rng.uniform(0.4, 1.2))
+
+
+def _strands(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """Many thin crossing strokes: grass and straw, hair and fur, wicker, scribbled paper, lace.
+    Strokes cross one another as a card's border meets a glyph's."""
+    ground, ink = _two_inks(rng)
+    if rng.random() < 0.5:
+        ground, ink = ink, ground
+    image = np.empty((h, w, 3), np.float32)
+    image[:] = ground
+    image *= (1 + smooth_noise(h, w, rng.uniform(10, 40), rng) * 0.3)[..., None]
+    main = rng.uniform(0, math.pi)
+    spread = rng.uniform(0.2, math.pi)  # nearly parallel (grass) … any direction (scribbles)
+    length = max(h, w) * rng.uniform(0.1, 0.5)
+    for _ in range(int(rng.integers(60, 260))):
+        x, y = rng.uniform(0, w), rng.uniform(0, h)
+        direction = main + rng.uniform(-spread, spread) / 2
+        bend = rng.uniform(-0.6, 0.6)
+        steps = np.linspace(0.0, 1.0, 6)
+        angles = direction + bend * steps
+        path = np.stack(
+            [x + np.cumsum(np.cos(angles)) * length / 6, y + np.cumsum(np.sin(angles)) * length / 6], 1
+        )
+        shade = ink * rng.uniform(0.7, 1.3)
+        cv2.polylines(
+            image,
+            [path.astype(np.int32)],
+            False,
+            tuple(float(c) for c in shade),
+            int(rng.integers(1, 4)),
+            cv2.LINE_AA,
+        )
+    return image
+
+
 SURFACES = {
     "wood": _wood,
     "felt": _felt,
@@ -146,18 +237,26 @@ SURFACES = {
     "clutter": _clutter,
 }
 _SURFACE_WEIGHTS = np.float64([0.24, 0.16, 0.16, 0.12, 0.1, 0.07, 0.15])
+#: Busy prints a table may be covered with (a placemat, an oilcloth, a magazine), drawn only where a
+#: caller asks for them (``busy``): hard, high-contrast edges everywhere, the texture on which a
+#: detector that never saw it invents corners. Apart from :data:`SURFACES` so that every scene of
+#: an earlier seed is drawn as before.
+BUSY_SURFACES = {"bands": _bands, "cells": _cells, "strands": _strands}
 
 
 def table_surface(
-    h: int, w: int, rng: np.random.Generator, kind: str | None = None
+    h: int, w: int, rng: np.random.Generator, kind: str | None = None, busy: float = 0.0
 ) -> tuple[np.ndarray, str]:
-    """A (h, w, 3) float32 BGR table texture and the name of its family.
+    """A (h, w, 3) float32 BGR table texture and the name of its family; with probability ``busy``
+    one of the :data:`BUSY_SURFACES` (0: never, and no random draw is spent on asking).
 
     Drawn at half resolution and upsampled: a table is out of the camera's focus plane or at least
     softer than the cards, the sensor noise added later restores the grain, and it halves the cost.
     """
+    if kind is None and busy > 0 and rng.random() < busy:
+        kind = str(rng.choice(list(BUSY_SURFACES)))
     kind = kind or str(rng.choice(list(SURFACES), p=_SURFACE_WEIGHTS / _SURFACE_WEIGHTS.sum()))
-    small = SURFACES[kind]((h + 1) // 2, (w + 1) // 2, rng)
+    small = {**SURFACES, **BUSY_SURFACES}[kind]((h + 1) // 2, (w + 1) // 2, rng)
     image = cv2.resize(np.clip(small, 0, 255), (w, h), interpolation=cv2.INTER_LINEAR)
     return image.astype(np.float32, copy=False), kind
 
