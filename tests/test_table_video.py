@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -216,3 +217,24 @@ def test_a_deck_in_other_typefaces_films_the_same_game_in_one_print_of_those_fac
     assert not np.array_equal(retyped.render(landed), plain_frame)
     numerals = {font_name for text, font_name in used if text.strip("+").isdigit()}
     assert numerals == set(serif)  # every numeral of the filmed faces, in the given face
+
+
+def test_a_game_filmed_on_a_busy_print_is_the_same_game_on_a_busier_table(video: TableVideo) -> None:
+    """`bench table --table busy`: the same plays and reveals, and markers that still calibrate, on a
+    cover that is busy (hard edges all over, where a plain table has few)."""
+    busy = TableVideo(STEPS, PLAYERS, seed=5, settings=replace(SMALL, busy_table=True))
+
+    def played(log: dict) -> list:
+        return [(event["kind"], event["card"]) for event in log["pile_events"]] + [
+            reveal["cards"] for reveal in log["reveals"]
+        ]
+
+    assert played(busy.truth_json()) == played(video.truth_json())
+    profile_from_markers(busy.render(0), SMALL.table_size_mm)  # the markers still calibrate it
+
+    def edges_off_the_cards(frame: np.ndarray) -> float:
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        corner = grey[: grey.shape[0] // 4, grey.shape[1] // 3 : 2 * grey.shape[1] // 3]  # between markers
+        return float((cv2.Canny(corner, 60, 150) > 0).mean())
+
+    assert edges_off_the_cards(busy.render(0)) > 2 * edges_off_the_cards(video.render(0)) + 0.01

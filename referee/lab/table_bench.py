@@ -158,6 +158,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Debian's held-out font packages, see the model card)",
     )
     parser.add_argument(
+        "--table",
+        choices=("plain", "busy"),
+        default="plain",
+        help="the table's cover: a plain one (wood, felt, cloth, laminate, paint; default) or a busy print "
+        "(zebra and marble bands, honeycomb and crackle cells, grass and scribbled strokes)",
+    )
+    parser.add_argument(
         "--save", type=Path, help="also write the first game as VIDEO.mp4/.avi with its truth log VIDEO.json"
     )
     add_detector_arguments(parser, threads=1)
@@ -493,7 +500,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--players must be 2 to 10")
     games = 1 if args.quick else args.games
     idle_seconds = min(args.idle_seconds, 2.0) if args.quick else args.idle_seconds
-    settings = VideoSettings(fps=args.fps, frame_size=_parse_size(args.size), off_pile_share=args.off_pile)
+    settings = VideoSettings(
+        fps=args.fps,
+        frame_size=_parse_size(args.size),
+        off_pile_share=args.off_pile,
+        busy_table=args.table == "busy",
+    )
     if args.typefaces == HELD_OUT and args.faces is not None:
         raise UserError("--typefaces held-out prints rendered faces: leave out --faces")
     families = typeface_families(require_held_out_fonts()) if args.typefaces == HELD_OUT else []

@@ -58,7 +58,7 @@ from referee.render.cards import (
 from referee.render.compose import Scene, Sprite, place, pose_homography, transform_points
 from referee.render.objects import hand_sprite
 from referee.render.scenes import FAMILY_SHARES
-from referee.render.surfaces import table_surface
+from referee.render.surfaces import BUSY_SURFACES, table_surface
 from referee.vision.classes import COLOURS, SYMBOL_CLASSES
 from referee.vision.detection import Detection
 from referee.vision.reader import Card, CardReader, ReaderSettings
@@ -93,6 +93,7 @@ class VideoSettings:
     think_s: tuple[float, float] = (0.3, 1.0)  # idle time between observations
     feint_share: float = 0.1  # turns where a hand hovers over the pile and leaves without playing
     off_pile_share: float = 0.0  # plays that land off the pile (unreadable) and are straightened later
+    busy_table: bool = False  # the table covered by a busy print (zebra, honeycomb, grass …), not a plain one
     hand_in_s: tuple[float, float] = (0.35, 0.6)
     hand_out_s: tuple[float, float] = (0.3, 0.5)
 
@@ -592,7 +593,8 @@ class TableVideo:
     def _render_base(self, rng: np.random.Generator) -> np.ndarray:
         """The empty table with markers and the face-down draw pile (rendered once per video)."""
         width, height = self.settings.frame_size
-        surface, _ = table_surface(height, width, rng, kind=str(rng.choice(TABLE_KINDS)))
+        kinds = tuple(BUSY_SURFACES) if self.settings.busy_table else TABLE_KINDS
+        surface, _ = table_surface(height, width, rng, kind=str(rng.choice(kinds)))
         image = surface
         width_mm, height_mm = self.settings.table_size_mm
         side_px = max(40, round(self._card_px))
