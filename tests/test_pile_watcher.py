@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -19,6 +20,7 @@ from referee.table.pile import (
     PileCleared,
     PileEvent,
     PileWatcher,
+    bare_cover,
     read_laid_out,
 )
 from referee.table.seats import angle_between
@@ -278,6 +280,34 @@ def test_laid_out_hand_counts_each_card_as_most_reads_saw_it() -> None:
     reader = ScriptedReader([two_sevens, two_sevens[:2], [*two_sevens, card("blue-1", [(160, 10)])]])
     assert read_laid_out(reader, [TABLE] * 3) == ["red-7", "red-7", "wild"]
     assert read_laid_out(reader, []) == []
+
+
+def test_a_lone_corner_that_still_shows_the_bare_cover_is_the_covers_print_not_a_card() -> None:
+    """On a zebra oilcloth a blob beside the laid-out hand passes for a wild's lone corner in every
+    look (the print does not move). Where its patch looks as it did before any card was laid there,
+    it is the cover's own print; a lone corner laid over the print, and a card read from both
+    corners, are counted."""
+    rng = np.random.default_rng(7)
+    cover = cv2.GaussianBlur(rng.integers(0, 255, (200, 200, 3)).astype(np.uint8), (5, 5), 0)
+    laid = cover.copy()
+    laid[100:180, 20:70] = 230  # a card laid out, read from its one visible corner at (30, 110)
+    laid[105:115, 25:35] = 30
+    laid[100:180, 120:170] = 225  # a card read from both corners
+    phantom = card("wild", [(100, 30)])  # a blob of the print above the row
+    lone = card("red-7", [(30, 110)])
+    whole = card("blue-2", [(130, 110), (160, 170)])
+    dimmer = np.clip(laid * 0.85 + 8, 0, 255).astype(np.uint8)  # the lamp dimmed since the bare look
+    reader = ScriptedReader([[phantom, lone, whole]])
+    assert read_laid_out(reader, [laid, dimmer, laid], bare=cover) == ["blue-2", "red-7"]
+    assert read_laid_out(reader, [laid, dimmer, laid]) == ["blue-2", "red-7", "wild"]
+    # A cover with no pattern there (a plain cloth) cannot tell: the card is counted.
+    plain = TABLE.copy()
+    assert read_laid_out(reader, [plain], bare=plain) == ["blue-2", "red-7", "wild"]
+
+
+def test_a_look_with_cards_in_it_is_no_bare_cover() -> None:
+    assert bare_cover(ScriptedReader([[card("wild", [(100, 30)])]]), TABLE) is None
+    assert bare_cover(ScriptedReader([[]]), TABLE) is TABLE
 
 
 def test_corners_of_two_identical_cards_paired_together_are_no_new_card() -> None:

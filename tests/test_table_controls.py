@@ -326,3 +326,47 @@ def test_a_laid_out_hand_is_counted_as_most_looks_at_it_saw_it():
     assert app.read_scoring_zone() == ["blue-7", "red-2"]
     # The next hand starts its looks anew: read at once, the glaring frame alone counts.
     assert pipeline.read_scoring_zone() == ["blue-7", "green-skip", "red-2"]
+
+
+def test_the_scoring_zone_before_any_hand_was_laid_out_tells_the_covers_print_from_cards():
+    """The first look once hands are owed is the bare cover (no card read there); a lone corner read
+    later where the picture still shows that cover is its print, not a card, for every hand owed."""
+    from hardware.camera import Frame
+    from referee.vision.classes import SYMBOL_CLASSES
+    from referee.vision.detection import Detection
+    from referee.vision.reader import Card
+
+    def card(name: str, x: float, y: float) -> Card:  # read from one corner index at (x, y)
+        index = Detection((x - 5, y - 5, x + 5, y + 5), 0, SYMBOL_CLASSES[0], 0.9)
+        colour = None if name == "wild" else name.split("-")[0]
+        box = (x - 10, y - 10, x + 30, y + 50)
+        return Card(name, name.split("-")[-1], colour, 0.9, box, "hue", (index,))
+
+    rng = np.random.default_rng(3)
+    cover = rng.integers(0, 255, (120, 120, 3)).astype(np.uint8)
+    laid = cover.copy()
+    laid[60:110, 10:50] = 230  # the hand's card, over the print
+    laid[62:72, 15:25] = 20
+
+    class _Reader:
+        def read(self, picture: np.ndarray) -> list:
+            if np.array_equal(picture, cover):
+                return []  # nothing on the bare cover: a blob alone is no card
+            return [card("red-7", 20, 67), card("wild", 80, 20)]
+
+    app = SimpleNamespace(table=SimpleNamespace(waiting_for="play"), read_scoring_zone=None, moment=None)
+    watcher = SimpleNamespace(feed=lambda crop, timestamp: [], reader=_Reader())
+    view = SimpleNamespace(crop=lambda image, zone: image)
+    pipeline = Pipeline(view, watcher, app)  # type: ignore[arg-type]
+    pipeline.feed(Frame(laid, 0.0, 0))  # during play the zone is not watched
+    app.table.waiting_for = "reveal"
+    pipeline.feed(Frame(cover, 1.0, 1))
+    for k in range(2, 20):
+        pipeline.feed(Frame(laid, k / 5, k))
+    assert app.read_scoring_zone() == ["red-7"]
+    assert pipeline.read_scoring_zone() == ["red-7"]  # the next hand owed: the same cover
+    app.table.waiting_for = "play"
+    pipeline.feed(Frame(laid, 5.0, 25))
+    app.table.waiting_for = "reveal"  # owed again, the first look is no bare cover: all counted
+    pipeline.feed(Frame(laid, 6.0, 30))
+    assert pipeline.read_scoring_zone() == ["red-7", "wild"]

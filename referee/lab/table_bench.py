@@ -73,6 +73,7 @@ from referee.table.pile import (
     PileWatcher,
     ReadsCards,
     WatcherSettings,
+    bare_cover,
     read_laid_out,
 )
 from referee.table.seats import SeatDirections
@@ -394,8 +395,24 @@ def watch_video(
         # Three pictures while the hand lies there, the first a few frames after the hand left.
         first, last = reveal.laid_frame + 2, max(reveal.laid_frame + 2, reveal.removed_frame - 2)
         indices = sorted({round(v) for v in np.linspace(first, last, 3)})
-        reveals_read.append(read_laid_out(scoring_reader, _scoring_crops(video, scoring_reader, indices)))
+        # As the table keeps one: the zone just before the hand reached in to lay the cards out.
+        before = _reaching_in(video, reveal.laid_frame) - 1
+        bare = bare_cover(scoring_reader, next(_scoring_crops(video, scoring_reader, [before])))
+        crops = _scoring_crops(video, scoring_reader, indices)
+        reveals_read.append(read_laid_out(scoring_reader, crops, bare))
     return events, reveals_read, watcher.reads
+
+
+def _reaching_in(video: TableVideo, laid_frame: int) -> int:
+    """The first frame of the hand that laid out the hand shown at ``laid_frame``."""
+    return max(
+        (
+            d.start_frame
+            for d in video.truth.disturbances
+            if d.kind == "reveal" and d.start_frame <= laid_frame
+        ),
+        default=0,
+    )
 
 
 def _scoring_crops(video: TableVideo, reader: ReadsCards, indices: Sequence[int]):

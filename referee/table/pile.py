@@ -828,13 +828,39 @@ def _inside(point: tuple[float, float], region: np.ndarray, crop_shape: tuple[in
     return bool(region[row, column])
 
 
-def read_laid_out(reader: ReadsCards, crops: Iterable[np.ndarray]) -> list[str]:
+#: An index box correlated at least this much with the same place of the bare cover (normalised
+#: cross-correlation, so a lamp that brightened or dimmed meanwhile changes nothing) still shows the
+#: cover: no card was laid over it. A card laid there replaces the print under its corner.
+COVER_UNCHANGED = 0.8
+
+
+def bare_cover(reader: ReadsCards, crop: np.ndarray) -> np.ndarray | None:
+    """``crop`` if the reader finds no card in it (a look at the zone before a hand was laid out:
+    the table's bare cover), else None (cards were there already; nothing can be learnt of the cover)."""
+    return None if reader.read(crop) else crop
+
+
+def read_laid_out(
+    reader: ReadsCards, crops: Iterable[np.ndarray], bare: np.ndarray | None = None
+) -> list[str]:
     """The cards of a hand spread in the scoring zone, read on several crops.
 
     Each card name counts as often as the median read saw it, so one read that missed a card
     under a glare spot or doubled one does not change the count. Sorted by name.
+
+    ``bare``: the zone before the hand was laid out (:func:`bare_cover`). A card read from one
+    corner whose index still looks as the bare cover did there is the cover's own print (a blob of
+    a zebra or marble oilcloth passes for a wild's corner beside the hand's cards, and the print
+    does not move, so every look reads it): it is not counted. Cards read from both corners, and
+    every card when there is no bare look, count as read.
     """
-    counts = [Counter(card.name for card in reader.read(crop)) for crop in crops]
+
+    def laid(card: CardReading, crop: np.ndarray) -> bool:
+        if bare is None or bare.shape != crop.shape or len(card.indices) != 1:
+            return True
+        return not _cover_unchanged(crop, bare, card.indices[0].box)
+
+    counts = [Counter(card.name for card in reader.read(crop) if laid(card, crop)) for crop in crops]
     if not counts:
         return []
     result: list[str] = []
@@ -842,3 +868,32 @@ def read_laid_out(reader: ReadsCards, crops: Iterable[np.ndarray]) -> list[str]:
         seen = sorted(count[name] for count in counts)
         result += [name] * seen[len(seen) // 2]
     return result
+
+
+def _cover_unchanged(crop: np.ndarray, bare: np.ndarray, box: tuple[float, float, float, float]) -> bool:
+    """Whether the index ``box`` of ``crop`` shows what the bare cover showed there
+    (:data:`COVER_UNCHANGED`). The box alone, without the card around it: beside the hand's row a
+    margin would take in a real card's edge. A flat patch in either look (a plain cloth, a card's
+    white) has no pattern to correlate: it counts as changed, and the card is kept.
+
+    >>> rng = np.random.default_rng(0)
+    >>> cover = rng.integers(0, 255, (60, 60, 3)).astype(np.uint8)
+    >>> _cover_unchanged(np.clip(cover * 0.8 + 20, 0, 255).astype(np.uint8), cover, (20, 20, 40, 40))
+    True
+    >>> card = cover.copy(); card[10:50, 10:50] = 230; card[25:35, 25:35] = 20
+    >>> _cover_unchanged(card, cover, (20, 20, 40, 40))
+    False
+    """
+    height, width = crop.shape[:2]
+    left, top = max(0, int(box[0])), max(0, int(box[1]))
+    right, bottom = min(width, math.ceil(box[2])), min(height, math.ceil(box[3]))
+    if right - left < 4 or bottom - top < 4:
+        return False
+    now = cv2.cvtColor(crop[top:bottom, left:right], cv2.COLOR_BGR2GRAY).astype(np.float32)
+    before = cv2.cvtColor(bare[top:bottom, left:right], cv2.COLOR_BGR2GRAY).astype(np.float32)
+    now -= now.mean()
+    before -= before.mean()
+    spread = float(np.sqrt((now**2).mean() * (before**2).mean()))
+    if spread < 25.0:  # a standard deviation under 5 grey levels in either: no pattern to compare
+        return False
+    return float((now * before).mean()) / spread >= COVER_UNCHANGED

@@ -28,7 +28,7 @@ from referee.table.config import RefereeConfig
 from referee.table.controls import StatusReporter, TableControls
 from referee.table.journal import Journal, SavedGame
 from referee.table.phrases import PhraseBook
-from referee.table.pile import PileWatcher, ReadsCards, read_laid_out
+from referee.table.pile import PileWatcher, ReadsCards, bare_cover, read_laid_out
 from referee.table.stream import EventSink, Moment, NullEvents
 from referee.vision.reader import CardReader
 
@@ -64,6 +64,9 @@ class Pipeline:
     _scoring_looks: deque[tuple[float, np.ndarray]] = field(
         default_factory=lambda: deque(maxlen=SCORING_LOOKS), repr=False
     )
+    #: The scoring zone when hands first became owed, before any was laid out: the table's bare
+    #: cover if the reader finds no card there (:func:`bare_cover`); kept while hands are owed.
+    _cover_look: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.app.read_scoring_zone is None:
@@ -114,7 +117,11 @@ class Pipeline:
         earlier = [frame for _, frame in self._scoring_looks if frame is not self.last_frame]
         pictures = [*earlier[-(SCORING_LOOKS - 1) :], self.last_frame]
         self._scoring_looks.clear()  # the next hand is laid out anew
-        return read_laid_out(reader, [self.view.crop(picture, "scoring") for picture in pictures])
+        bare = None
+        if self._cover_look is not None:
+            bare = bare_cover(reader, self.view.crop(self._cover_look, "scoring"))
+        crops = [self.view.crop(picture, "scoring") for picture in pictures]
+        return read_laid_out(reader, crops, bare)
 
     def _keep_scoring_look(self, item: Frame) -> None:
         """While a hand is owed, keep a frame as a look at the scoring zone when it comes at least
@@ -122,7 +129,10 @@ class Pipeline:
         so a reference is enough)."""
         if self.app.table.waiting_for not in HAND_OWED:
             self._scoring_looks.clear()
+            self._cover_look = None
             return
+        if self._cover_look is None:
+            self._cover_look = item.image
         looks = self._scoring_looks
         if not looks or item.timestamp - looks[-1][0] >= SCORING_LOOK_SPACING_S:
             looks.append((item.timestamp, item.image))
