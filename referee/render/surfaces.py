@@ -242,6 +242,7 @@ _SURFACE_WEIGHTS = np.float64([0.24, 0.16, 0.16, 0.12, 0.1, 0.07, 0.15])
 #: detector that never saw it invents corners. Apart from :data:`SURFACES` so that every scene of
 #: an earlier seed is drawn as before.
 BUSY_SURFACES = {"bands": _bands, "cells": _cells, "strands": _strands}
+_EVERY_SURFACE = {**SURFACES, **BUSY_SURFACES}
 
 
 def table_surface(
@@ -256,7 +257,7 @@ def table_surface(
     if kind is None and busy > 0 and rng.random() < busy:
         kind = str(rng.choice(list(BUSY_SURFACES)))
     kind = kind or str(rng.choice(list(SURFACES), p=_SURFACE_WEIGHTS / _SURFACE_WEIGHTS.sum()))
-    small = {**SURFACES, **BUSY_SURFACES}[kind]((h + 1) // 2, (w + 1) // 2, rng)
+    small = _EVERY_SURFACE[kind]((h + 1) // 2, (w + 1) // 2, rng)
     image = cv2.resize(np.clip(small, 0, 255), (w, h), interpolation=cv2.INTER_LINEAR)
     return image.astype(np.float32, copy=False), kind
 

@@ -64,9 +64,12 @@ class Pipeline:
     _scoring_looks: deque[tuple[float, np.ndarray]] = field(
         default_factory=lambda: deque(maxlen=SCORING_LOOKS), repr=False
     )
-    #: The scoring zone when hands first became owed, before any was laid out: the table's bare
-    #: cover if the reader finds no card there (:func:`bare_cover`); kept while hands are owed.
+    #: The scoring zone when hands first became owed, before any was laid out, kept while hands are
+    #: owed; judged once, at the first hand read, into the table's bare cover (:func:`bare_cover`:
+    #: None where the reader found cards there).
     _cover_look: np.ndarray | None = field(default=None, repr=False)
+    _cover_judged: bool = field(default=False, repr=False)
+    _bare: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.app.read_scoring_zone is None:
@@ -117,11 +120,11 @@ class Pipeline:
         earlier = [frame for _, frame in self._scoring_looks if frame is not self.last_frame]
         pictures = [*earlier[-(SCORING_LOOKS - 1) :], self.last_frame]
         self._scoring_looks.clear()  # the next hand is laid out anew
-        bare = None
-        if self._cover_look is not None:
-            bare = bare_cover(reader, self.view.crop(self._cover_look, "scoring"))
+        if self._cover_look is not None and not self._cover_judged:
+            self._bare = bare_cover(reader, self.view.crop(self._cover_look, "scoring"))
+            self._cover_judged = True
         crops = [self.view.crop(picture, "scoring") for picture in pictures]
-        return read_laid_out(reader, crops, bare)
+        return read_laid_out(reader, crops, self._bare)
 
     def _keep_scoring_look(self, item: Frame) -> None:
         """While a hand is owed, keep a frame as a look at the scoring zone when it comes at least
@@ -129,7 +132,7 @@ class Pipeline:
         so a reference is enough)."""
         if self.app.table.waiting_for not in HAND_OWED:
             self._scoring_looks.clear()
-            self._cover_look = None
+            self._cover_look, self._cover_judged, self._bare = None, False, None
             return
         if self._cover_look is None:
             self._cover_look = item.image
