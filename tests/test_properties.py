@@ -70,7 +70,46 @@ def check(config: GameConfig) -> None:
 # is left to turn up blocked the game. The last example, drawn by hypothesis in a test run: a 0 passed
 # every hand on (seven_o) and left two players holding one card each; both missed UNO, and the
 # referee penalised them in the order their windows opened, the simulator in seat order (now both
-# judge windows that pass together in seat order).
+# judge windows that pass together in seat order). The second, also drawn by hypothesis: ten players
+# hold all but one card; a voluntary draw closes a forgetful player's UNO window and the automatic
+# penalty takes that last card, so the draw finds nothing (now refused, the penalty standing; the
+# referee had counted a card that did not exist).
+@example(
+    GameConfig(
+        preset="spielhilfe",
+        overrides={
+            "challenge_success_next": "challenger_plays",
+            "custom_wild_playable": "anywhere",
+            "deck": "classic108",
+            "drawn_card": "must_play",
+            "extra_wild": "shuffle",
+            "false_catch_penalty": 1,
+            "first_card_action": "apply",
+            "first_card_wild": "ignore",
+            "first_card_wild_draw4": "set_aside",
+            "jump_in": False,
+            "match_by": "colour_number",
+            "match_mode": "lowest_total",
+            "misplay_penalty": 1,
+            "partners": False,
+            "reshuffle_keep_top": True,
+            "round_end": "all_out",
+            "seven_o": False,
+            "stacking": "same_type",
+            "target_score": 50,
+            "two_player_rules": False,
+            "uno_call_moment": "holding_one",
+            "uno_catcher_must_call_first": True,
+            "uno_penalty_trigger": "automatic",
+            "voluntary_draw": True,
+            "wd4_legal_if": "always",
+            "wd4_wild_in_hand_counts": False,
+        },
+        players=10,
+        habits="sloppy",
+        seed=16862058,
+    )
+)
 @example(soak_config(9))
 @example(soak_config(11))
 @example(soak_config(1325))

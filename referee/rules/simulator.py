@@ -805,6 +805,11 @@ class Simulator:
         rules = self.rules
         name = self.names[seat]
         self._act(seat)
+        if not self._can_draw():
+            # An UNO penalty set off by this draw took the last card: the draw is refused, the turn goes on.
+            yield self._step({"draw": 1, "by": name}, accepted=False, reason="not_allowed")
+            yield from self._take_turn(seat)
+            return
         self._take(seat, 1)
         self._forget_uno(seat)
         drawn = self._hands[seat][-1]

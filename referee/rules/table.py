@@ -1123,6 +1123,11 @@ class Table:
             return self._reject("not_allowed", seat)  # no card left in either pile
         if self._fresh:
             self._close_windows(seat)
+            if not self._can_draw():
+                # The UNO penalty this draw set off took the last card: nothing is left, the draw is refused
+                # (the penalty stands) and the player plays, or passes with nothing to draw.
+                self._events.append(Rejected(self._names[seat], "not_allowed"))
+                return self._verdict("not_allowed")
         self._take(1)
         self._counts[seat] += 1
         if self._uno[seat]:
