@@ -73,7 +73,46 @@ def check(config: GameConfig) -> None:
 # judge windows that pass together in seat order). The second, also drawn by hypothesis: ten players
 # hold all but one card; a voluntary draw closes a forgetful player's UNO window and the automatic
 # penalty takes that last card, so the draw finds nothing (now refused, the penalty standing; the
-# referee had counted a card that did not exist).
+# referee had counted a card that did not exist). The third: a Wild Swap Hands turned up first, the first
+# player kept its hand without a word (R11), and another player laid a card out of turn before that player
+# acted; the referee, still waiting for a target, rightly said so, while the simulator's truth had
+# already moved on (the simulator no longer lays a card out of turn before the silent decline is seen).
+@example(
+    GameConfig(
+        preset="langfassung",
+        overrides={
+            "challenge_success_next": "challenger_plays",
+            "custom_wild_playable": "colour_or_custom",
+            "deck": "deck112",
+            "drawn_card": "may_play",
+            "extra_wild": "swap",
+            "false_catch_penalty": 2,
+            "first_card_action": "apply",
+            "first_card_wild": "first_player_declares",
+            "first_card_wild_draw4": "set_aside",
+            "jump_in": True,
+            "match_by": "colour_number",
+            "match_mode": "elimination",
+            "misplay_penalty": 1,
+            "partners": False,
+            "reshuffle_keep_top": False,
+            "round_end": "all_out",
+            "seven_o": True,
+            "stacking": "s2_combos",
+            "target_score": 150,
+            "two_player_rules": False,
+            "uno_call_moment": "with_second_to_last",
+            "uno_catcher_must_call_first": False,
+            "uno_penalty_trigger": "caught_before_next_turn",
+            "voluntary_draw": True,
+            "wd4_legal_if": "no_active_colour",
+            "wd4_wild_in_hand_counts": True,
+        },
+        players=7,
+        habits="sloppy",
+        seed=4237284,
+    )
+)
 @example(
     GameConfig(
         preset="spielhilfe",

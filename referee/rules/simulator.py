@@ -425,7 +425,12 @@ class Simulator:
         while self._waiting not in _ROUND_OVER:
             if self._stale:
                 yield from self._offer_late_catches()
-            yield from self._offer_out_of_turn()
+            if self._silent_decline:
+                # Nobody can tell yet that the first player kept its hand (the referee still waits for a
+                # target), so no card is laid out of turn before that player acts.
+                self._silent_decline = False
+            else:
+                yield from self._offer_out_of_turn()
             if self.rules.jump_in and self._waiting == "play":
                 jumped = yield from self._offer_jump_in()
                 if jumped:
@@ -460,6 +465,8 @@ class Simulator:
         self._points: int | None = None
         self._penalties: list[Penalty] = []
         self._reflip_owed = False
+        # R11 declined without a word: until the first player acts, the table still seems to owe a target.
+        self._silent_decline = False
 
     def _deal(self) -> None:
         """Collect every card, shuffle, deal ``hand_size`` each one at a time from left of the dealer."""
@@ -982,6 +989,7 @@ class Simulator:
         self._turn = then
         self._waiting = "play"
         if target == seat and self.rng.random() < 0.5:
+            self._silent_decline = True
             return target  # R11 declined without a word: the first player just plays or draws
         yield self._step({"target": target_name, "by": name})
         return target
