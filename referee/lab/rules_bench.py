@@ -70,6 +70,23 @@ class GameConfig:
         seats = f"players={self.players} habits={self.habits} seed={self.seed}"
         return f"preset={self.preset} {{{overrides}}} {seats}"
 
+    @classmethod
+    def parse(cls, line: str) -> GameConfig:
+        """The match a :meth:`describe` line names, so a failure line can be pasted back to replay it.
+
+        >>> config = GameConfig("official", {"jump_in": True, "target_score": 150}, 3, "sloppy", 7)
+        >>> GameConfig.parse(config.describe()) == config
+        True
+        """
+        head, _, rest = line.partition(" {")
+        overrides_text, _, seats_text = rest.rpartition("} ")
+        fields = dict(item.split("=", 1) for item in (head, *seats_text.split()))
+        overrides = {}
+        for item in filter(None, overrides_text.split(", ")):
+            key, _, text = item.partition("=")
+            overrides[key] = {"True": True, "False": False}.get(text, int(text) if text.isdigit() else text)
+        return cls(fields["preset"], overrides, int(fields["players"]), fields["habits"], int(fields["seed"]))
+
 
 def soak_config(index: int) -> GameConfig:
     """The ``index``-th soak match: presets in turn, each option overridden with a seeded random value.
