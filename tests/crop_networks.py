@@ -54,3 +54,22 @@ def _linear_network(path: Path, card: dict, weights: np.ndarray, bias: np.ndarra
     onnx.save(model, str(path))
     path.with_suffix(".json").write_text(json.dumps(card), encoding="utf-8")
     return path
+
+
+def trained_glyph_network(seed: int, classes: int | None = None):
+    """The glyph classifier's own network (torch) with random weights and batch norms that carry
+    statistics of their own, as after training (an export folds them into its convolutions)."""
+    import torch
+
+    from referee.lab import glyph_training
+
+    torch.manual_seed(seed)
+    net = glyph_training.build_network() if classes is None else glyph_training.build_network(classes)
+    with torch.no_grad():
+        for module in net.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    return net

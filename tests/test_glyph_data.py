@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from crop_networks import trained_glyph_network
 
 from referee.lab.glyph_data import PART_OF_WIDE, _crops_of, mined_crops, part_of
 from referee.vision.classes import CLASS_NAMES
@@ -74,15 +75,7 @@ def test_the_classifier_rebuilt_from_its_export_gives_the_exported_outputs(tmp_p
     onnxruntime = pytest.importorskip("onnxruntime")
     from referee.lab import glyph_training
 
-    torch.manual_seed(4)
-    net = glyph_training.build_network()
-    with torch.no_grad():  # norms with statistics of their own, as after training
-        for module in net.modules():
-            if isinstance(module, torch.nn.BatchNorm2d):
-                module.running_mean.uniform_(-0.5, 0.5)
-                module.running_var.uniform_(0.5, 2.0)
-                module.weight.uniform_(0.5, 1.5)
-                module.bias.uniform_(-0.2, 0.2)
+    net = trained_glyph_network(4)
     exported = tmp_path / "glyphs.onnx"
     glyph_training.export(net, exported, {"decks_seen": []})
     rebuilt = glyph_training.build_network()

@@ -7,21 +7,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from crop_networks import trained_glyph_network
 
 
 def _exported(tmp_path: Path, name: str, seed: int, decks: list[str], classes: int | None = None) -> Path:
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from referee.lab import glyph_training
 
-    torch.manual_seed(seed)
-    net = glyph_training.build_network() if classes is None else glyph_training.build_network(classes)
-    with torch.no_grad():  # norms with statistics of their own, as after training
-        for module in net.modules():
-            if isinstance(module, torch.nn.BatchNorm2d):
-                module.running_mean.uniform_(-0.5, 0.5)
-                module.running_var.uniform_(0.5, 2.0)
-                module.bias.uniform_(-0.2, 0.2)
+    net = trained_glyph_network(seed, classes)
     path = tmp_path / f"{name}.onnx"
     card = {"classes": ["x"] * (classes or 23), "crop_px": 40, "context": 1.5, "decks_seen": decks}
     glyph_training.export(net, path, {**card, "trained_on": f"{name} run"})
