@@ -257,3 +257,23 @@ def test_a_shapes_share_outside_0_to_1_is_a_one_line_error(tmp_path, capsys) -> 
         == 2
     )
     assert capsys.readouterr().err == "glyph_training: error: --shapes is a share between 0 and 1 (got 2.0)\n"
+
+
+def test_a_run_of_so_many_epochs_trains_exactly_that_many_however_little_time_it_is_given() -> None:
+    pytest.importorskip("torch")
+    from referee.lab.glyph_training import CROP_PX, train
+
+    rng = np.random.default_rng(3)
+    crops = rng.integers(0, 256, (48, CROP_PX, CROP_PX, 3), dtype=np.uint8)
+    lines: list[str] = []
+    train(crops, np.arange(48) % 3, minutes=0.0, batch=16, threads=1, log=lines.append, classes=3, epochs=2)
+    assert [line.split(":")[0] for line in lines] == ["epoch 1", "epoch 2"]
+
+
+def test_a_number_of_epochs_under_1_is_a_one_line_error(tmp_path, capsys) -> None:
+    from referee.lab import glyph_training
+
+    arguments = [str(tmp_path / "c.npz"), "--out", str(tmp_path / "g.onnx"), "--epochs", "0"]
+    assert glyph_training.main(arguments) == 2
+    expected = "glyph_training: error: --epochs is a whole number of at least 1 (got 0)\n"
+    assert capsys.readouterr().err == expected

@@ -226,8 +226,11 @@ def train(
     photo_share: float = PHOTO_ARTEFACTS,
     turns: int = 4,
     shapes: float = 0.0,
+    epochs: int | None = None,
 ):
     """Train for about ``minutes`` (cosine learning rate over the epochs that fit); returns the net.
+    ``epochs``: train exactly this many epochs instead, however long they take, so that a run shares
+    the CPU with other jobs without becoming a shorter run (``minutes`` is then ignored).
     ``init``: a state dict of an earlier run, or an export, to continue from (with a new schedule
     and frozen batch norms); of a network with other classes, its features only.
     ``checkpoint``: where to save the state dict after every epoch, so a stopped run is not lost.
@@ -254,7 +257,7 @@ def train(
     weights = torch.tensor((counts.sum() / np.maximum(counts, 1) / len(counts)) ** 0.5, dtype=torch.float32)
     steps_per_epoch = math.ceil(len(crops) / batch)
     start = time.monotonic()
-    step, total_steps = 0, None
+    step, total_steps = 0, None if epochs is None else epochs * steps_per_epoch
     epoch = 0
     net.to(device)
     weights = weights.to(device)
@@ -296,7 +299,8 @@ def train(
             correct += int((logits.argmax(1) == y).sum())
         epoch += 1
         log(f"epoch {epoch}: train accuracy {correct / seen:.3f}, {time.monotonic() - start:.0f} s")
-        if total_steps is not None:  # refit to the budget with a whole epoch's pace (workers' start too)
+        if total_steps is not None and epochs is None:
+            # refit to the budget with a whole epoch's pace (workers' start too)
             per_step = (time.monotonic() - epoch_began) / max(1, step - epoch_first_step)
             left = minutes * 60 - (time.monotonic() - start)
             total_steps = max(step + 1, step + int(left / per_step))
@@ -415,7 +419,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument("--out", type=Path, required=True, help="ONNX file to write")
-    parser.add_argument("--minutes", type=float, default=20.0)
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("--minutes", type=float, default=20.0, help="train about this long (default 20)")
+    length.add_argument(
+        "--epochs",
+        type=int,
+        help="train exactly this many epochs, however long: a shared CPU slows the run, not shortens it",
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda on a lent GPU")
     parser.add_argument("--workers", type=int, default=0, help="processes that augment batches (0: none)")
@@ -453,6 +463,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not 0.0 <= args.photo_artefacts <= 1.0:
             raise UserError(f"--photo-artefacts is a share between 0 and 1 (got {args.photo_artefacts})")
+        if args.epochs is not None and args.epochs < 1:
+            raise UserError(f"--epochs is a whole number of at least 1 (got {args.epochs})")
         if not 0.0 <= args.shapes <= 1.0:
             raise UserError(f"--shapes is a share between 0 and 1 (got {args.shapes})")
         parts = []
@@ -513,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
             photo_share=args.photo_artefacts,
             turns=4 if frame is None else 2,
             shapes=args.shapes,
+            epochs=args.epochs,
         )
     except UserError as error:  # a start that is not of this network
         print(f"glyph_training: error: {error}", file=sys.stderr)
@@ -535,6 +548,7 @@ def main(argv: list[str] | None = None) -> int:
             "held_out_crop_accuracy": round(accuracy, 4),
             "photo_artefacts": args.photo_artefacts,
             **({"shapes": args.shapes} if args.shapes else {}),
+            **({"epochs": args.epochs} if args.epochs else {}),
             "decks_seen": sorted(decks),
             **(frame or {}),
         },
