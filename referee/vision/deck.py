@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -46,6 +46,13 @@ class DeckMatch:
     symbol: str  # its symbol class, e.g. 7
     similarity: float  # cosine similarity to the face's nearest learnt glyph, averaged over the looks
     score: float  # the detection score it is given (0…1)
+    #: Per symbol, the similarity of its nearest learnt face (of the box's kind, wild or coloured):
+    #: how near the deck puts the readings it did not choose.
+    by_symbol: Mapping[str, float] = field(default_factory=dict)
+
+    def rival(self, symbol: str) -> float:
+        """How near the deck puts ``symbol``'s nearest learnt face to the box (-1: no such face)."""
+        return self.by_symbol.get(symbol, -1.0)
 
 
 @dataclass
@@ -148,7 +155,10 @@ class LearntDeck:
             runner_up = float(others.max()) if others.size else -1.0
             if row[best] >= self.accept and row[best] - runner_up >= self.margin:
                 score = float(min(1.0, 0.5 + (row[best] - runner_up) * 5))
-                result.append(DeckMatch(faces[best], str(symbols[best]), float(row[best]), score))
+                by_symbol: dict[str, float] = {}
+                for symbol, similarity in zip(symbols.tolist(), row.tolist(), strict=True):
+                    by_symbol[symbol] = max(similarity, by_symbol.get(symbol, -1.0))
+                result.append(DeckMatch(faces[best], str(symbols[best]), float(row[best]), score, by_symbol))
             else:
                 result.append(None)
         return result
