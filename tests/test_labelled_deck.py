@@ -27,7 +27,7 @@ def train(shared) -> Path:
 
 
 @pytest.fixture(scope="module")
-def named(train, tmp_path_factory) -> list:
+def names_file(tmp_path_factory) -> Path:
     """Two photos of each of five faces (every colour and a wild), from the checked names."""
     cards = json.loads(NAMES.read_text())["cards"]
     chosen: dict[str, str] = {}
@@ -36,7 +36,12 @@ def named(train, tmp_path_factory) -> list:
             chosen[stem] = face
     path = tmp_path_factory.mktemp("names") / "names.json"
     path.write_text(json.dumps({"cards": chosen}))
-    return labelled_images(train, roboflow=True, named=path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def named(train, names_file) -> list:
+    return labelled_images(train, roboflow=True, named=names_file)
 
 
 def test_the_checked_names_cover_every_face_of_the_deck():
@@ -50,15 +55,32 @@ def test_the_checked_names_cover_every_face_of_the_deck():
 def test_the_named_index_of_each_photo_is_learnt_up_to_the_cap(named):
     glyphs = load_glyph_classifier(None)
     reader = CardReader(load_detector(None), glyphs=glyphs)
-    deck, problems = learn_from_labels(named, reader.detect, glyphs, source="train", photos_per_face=1)
+    deck, problems, taught = learn_from_labels(
+        named, reader.detect, glyphs, source="train", photos_per_face=1
+    )
     assert problems == []
+    assert len(taught) == len(FIVE)
     assert deck.faces == FIVE and deck.colours is not None
     assert deck.photos == dict.fromkeys(FIVE, 1)
-    both, _ = learn_from_labels(named, reader.detect, glyphs, source="train", photos_per_face=2)
+    both = learn_from_labels(named, reader.detect, glyphs, source="train", photos_per_face=2).deck
     assert both.photos == dict.fromkeys(FIVE, 2)
     # The learnt glyphs recognise the faces they came from (each glyph at four quarter turns).
     matches = deck.match(deck.embeddings[::4])
     assert [m.card if m else None for m in matches] == list(deck.cards[::4])
+
+
+def test_the_photos_not_learnt_from_are_named_apart(train, names_file, tmp_path, capsys):
+    """``--rest`` names the named photos the deck did not learn from: more photos of the same deck
+    to score it on, none of them taught."""
+    rest = tmp_path / "rest.json"
+    deck = tmp_path / "deck.json"
+    assert main([f"{train}:{names_file}", "--roboflow", "--out", str(deck), "--rest", str(rest)]) == 0
+    named = json.loads(names_file.read_text())["cards"]
+    untaught = json.loads(rest.read_text())["cards"]
+    assert sorted(untaught.values()) == sorted(FIVE)  # two photos a face, one of them learnt
+    assert all(named[stem] == face for stem, face in untaught.items())
+    assert f"named 5 photos not learnt from in {rest}" in capsys.readouterr().out
+    assert labelled_images(train, roboflow=True, named=rest)  # a names file eval --real reads
 
 
 def test_a_label_the_detector_finds_nothing_over_is_named_and_teaches_nothing(named, tmp_path):
@@ -95,7 +117,7 @@ def test_a_deck_no_network_saw_reads_its_other_photos_once_learnt(train, shared,
     networks = roboflow_held_out
     learner = card_reader(None, **networks)
     photos = labelled_images(train, roboflow=True, named=NAMES)
-    deck, _ = learn_from_labels(photos, learner.detect, learner.glyphs, source="train")
+    deck = learn_from_labels(photos, learner.detect, learner.glyphs, source="train").deck
     assert len(deck.faces) == 54
     deck.save(tmp_path / "deck.json")
     valid = labelled_images(
@@ -105,4 +127,4 @@ def test_a_deck_no_network_saw_reads_its_other_photos_once_learnt(train, shared,
     )
     reader = card_reader(None, deck=str(tmp_path / "deck.json"), **networks)
     named = evaluate(reader, valid).to_json()["named"]
-    assert named["top1_accuracy"] >= 0.96, named["mistakes"]
+    assert named["top1_accuracy"] >= 0.98, named["mistakes"]

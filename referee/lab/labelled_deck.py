@@ -14,16 +14,21 @@ the same glyph crops and field colours :class:`DeckBuilder` learns from a one-ca
 
 scores the deck on other photos (learn from ``train/``, score on ``valid/``), read by networks that
 never saw the deck. ``--photos-per-face`` (default 1) caps the photos learnt per face, in file order.
+``--rest REST.json`` writes the names of the named photos it did not learn from, so that the deck
+can be scored on those too (``eval --real FOLDER:REST.json``): more photos of the same deck, none
+of them taught.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,6 +41,15 @@ from referee.vision.glyphs import GlyphClassifier
 from referee.vision.reader import ReaderSettings, suppress_duplicates
 
 
+class LabelledLearning(NamedTuple):
+    """A deck learnt from labelled photos, one line per photo that taught nothing, and the photos
+    that taught it."""
+
+    deck: LearntDeck
+    problems: list[str]
+    taught: list[Path]
+
+
 def learn_from_labels(
     photos: list[LabelledImage],
     detect: Callable[[np.ndarray], list[Detection]],
@@ -44,15 +58,17 @@ def learn_from_labels(
     source: str,
     photos_per_face: int = 1,
     settings: ReaderSettings | None = None,
-) -> tuple[LearntDeck, list[str]]:
+) -> LabelledLearning:
     """The deck learnt from each named photo's named index, at most ``photos_per_face`` photos a face;
-    and one line per photo that taught nothing (the detector found no index over the label)."""
+    one line per photo that taught nothing (the detector found no index over the label); and the
+    photos learnt from."""
     from referee.vision.images import UnreadableImage, read_image
 
     settings = settings or ReaderSettings()
     builder = DeckBuilder(glyphs, source, settings)
     learnt: Counter[str] = Counter()
     problems: list[str] = []
+    taught: list[Path] = []
     for photo in photos:
         if photo.named is None or not photo.named.boxes:
             raise UserError(f"{photo.path}: not named at a labelled index (give FOLDER:NAMES.json)")
@@ -74,7 +90,14 @@ def learn_from_labels(
             continue
         builder.add(face, image, [indices[int(overlaps.argmax())]], detections)
         learnt[face] += 1
-    return builder.build(problems), problems
+        taught.append(photo.path)
+    return LabelledLearning(builder.build(problems), problems, taught)
+
+
+def untaught_names(photos: list[LabelledImage], taught: list[Path]) -> dict[str, str]:
+    """The names file (``{stem: card}``) of the named photos not learnt from."""
+    learnt = set(taught)
+    return {p.path.stem: p.named.name for p in photos if p.named is not None and p.path not in learnt}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,6 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         "--roboflow", action="store_true", help="labels use the shared Roboflow set's class ids"
     )
     parser.add_argument("--photos-per-face", type=int, default=1, help="photos learnt per face (default 1)")
+    parser.add_argument(
+        "--rest",
+        type=Path,
+        metavar="REST.json",
+        help="also write the names of the named photos not learnt from, to score the deck on them",
+    )
     parser.add_argument("--glyph-model", type=Path, help="glyph classifier ONNX (default: the shipped one)")
     add_detector_arguments(parser, threads=2)
     args = parser.parse_args(argv)
@@ -107,16 +136,25 @@ def main(argv: list[str] | None = None) -> int:
         photos = labelled_images(Path(folder), roboflow=args.roboflow, named=Path(names))
         glyphs = load_glyph_classifier(args.glyph_model, threads=args.threads)
         reader = CardReader(detector_from_args(args), glyphs=glyphs)
-        deck, problems = learn_from_labels(
+        deck, problems, taught = learn_from_labels(
             photos, reader.detect, glyphs, source=args.photos, photos_per_face=args.photos_per_face
         )
         deck.save(args.out)
+        if args.rest is not None:
+            rest = untaught_names(photos, taught)
+            about = f"Photos of {folder} named in {names} that the deck {args.out} did not learn from."
+            try:
+                args.rest.write_text(json.dumps({"about": about, "cards": rest}, indent=1) + "\n")
+            except OSError as error:
+                raise UserError(f"cannot write {args.rest}: {error.strerror}") from error
     except UserError as error:
         print(f"labelled_deck: error: {error}", file=sys.stderr)
         return 2
     for problem in problems:
         print(f"labelled_deck: skipped: {problem}", file=sys.stderr)
     print("\n".join(learnt_lines(deck, args.out, time.monotonic() - started)))
+    if args.rest is not None:
+        print(f"named {len(rest)} photos not learnt from in {args.rest}")
     return 0
 
 
