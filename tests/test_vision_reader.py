@@ -1492,3 +1492,30 @@ def test_a_pale_corner_that_disagrees_with_its_cards_other_corner_is_no_second_c
     assert [card.name for card in reader.cards_from_detections(canvas, [top, misread])] == ["green-7"]
     alone = reader.cards_from_detections(canvas, [misread])
     assert [card.name for card in alone] == ["green-1"]  # alone, the pale corner still makes a card
+
+
+@pytest.mark.parametrize(
+    ("named", "floor", "read"),
+    [("7", 0.1, ["blue-4", "yellow-7"]), ("7", None, ["blue-4"]), ("1", 0.1, ["blue-4"])],
+    ids=["sure-and-agreed", "no-such-floor", "disagreed"],
+)
+def test_a_fans_back_card_the_glyph_classifier_is_sure_of_is_read_under_the_detectors_floor(
+    tmp_path, named, floor, read
+):
+    """Roboflow's fans, read by networks that never saw the deck (sixty-fifth session): a back card
+    whose index shows whole was boxed at 0.10-0.22, under the detector's 0.25 floor, while the glyph
+    classifier named it at 0.78-0.94. Where the classifier is sure of the symbol the detector named,
+    the box is read, on probation: beside its fan neighbour it is a card. A weak box the two name
+    differently stays unread."""
+    from referee.vision.glyphs import load_glyph_classifier
+
+    canvas = table(320, 320)  # square: the scripted detector's boxes are the picture's pixels
+    back = paste(canvas, "yellow-7", 20, 40, seed=1)
+    front = paste(canvas, "blue-4", 80, 40, seed=2)
+    boxes = [back.indices[0].box, *(d.box for d in front.indices)]
+    model = write_scripted_model(
+        tmp_path / "fan.onnx", tensor_for_boxes(boxes, [named, "4", "4"], scores=[0.15, 0.9, 0.9])
+    )
+    settings = ReaderSettings(sure_glyph_floor=floor)
+    fan_reader = CardReader(load_detector(model), glyphs=load_glyph_classifier(), settings=settings)
+    assert sorted(card.name for card in fan_reader.read(canvas)) == read
