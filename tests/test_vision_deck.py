@@ -539,3 +539,24 @@ def test_a_loose_match_does_not_overrule_the_networks_where_their_symbol_is_near
     reader = CardReader(general.detector, glyphs=general.glyphs, deck=deck, settings=settings)
     seen = reader.cards_from_detections(canvas, zeros)
     assert [card.name for card in seen] == [read]
+
+
+def test_a_loose_match_does_not_read_a_box_the_glyph_classifier_finds_no_index(general, learnt, tmp_path):
+    """Roboflow's photos on textures (sixty-fifth session): a purple swirl boxed as a skip at 0.41,
+    which the glyph classifier found no index (0.91), matched the learnt blue skip loosely (0.60) and
+    was read as a blue skip. A looser match tells which face a box resembles, not that it holds one."""
+    picture = table(320, 320)
+    card = paste(picture, "red-7", 100, 60, height=200, seed=1)
+    x1, y1, x2, y2 = card.indices[0].box
+    shift = 1.6 * (y2 - y1)  # below the index: the card's own red field and white edge, no glyph
+    box = (x1, y1 + shift, x2, y2 + shift)
+    model = write_scripted_model(tmp_path / "bare.onnx", tensor_for_boxes([box], ["skip"], scores=0.6))
+    reader = CardReader(load_detector(model), glyphs=general.glyphs)
+    readings = reader.glyphs.read(picture, [box], 1)
+    assert readings.not_index[0] >= reader.settings.glyph_reject
+    deck = copy.copy(learnt)
+    deck.match = lambda looks, fields=None: [  # type: ignore[method-assign]
+        DeckMatch("red-skip", "skip", 0.6, 0.9, {"skip": 0.6}) for _ in looks
+    ]
+    with_deck = CardReader(load_detector(model), glyphs=general.glyphs, deck=deck)
+    assert with_deck.read(picture) == []
