@@ -67,6 +67,19 @@ def test_each_deck_is_reported_apart_and_seen_decks_are_marked(tmp_path, capsys)
     assert decks["unseen_top1_min"] == decks["decks"]["some-unseen-deck"]["top1_accuracy"]
 
 
+def test_two_folders_of_one_deck_are_each_reported(tmp_path, capsys):
+    """A deck's validation and training photos given as two ``--real`` folders: each gets its line
+    (the second once replaced the first, under the deck's one name)."""
+    valid = _deck_folder(tmp_path / "some-deck", "valid")
+    train = _deck_folder(tmp_path / "some-deck", "train")
+    report = tmp_path / "report"
+    assert main(["eval", "--real", str(valid), "--real", str(train), "--report", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert f"some-deck ({valid}) (unseen: leave-one-deck-out), 5 photos" in out
+    assert f"some-deck ({train}) (unseen: leave-one-deck-out), 5 photos" in out
+    assert len(json.loads((report / "decks.json").read_text())["decks"]) == 2
+
+
 def test_bad_labels_are_one_line_errors(tmp_path):
     folder = tmp_path / "deck"
     folder.mkdir()

@@ -250,6 +250,7 @@ def run_per_deck(args: argparse.Namespace) -> int:
     """Score each ``--real`` deck apart: top-1, symbol and colour accuracy, doubled and missed cards,
     the worst card. A deck the shipped networks trained on is marked *seen*, and scored again by the
     held-out networks where they never saw it: every deck gets a leave-one-deck-out figure."""
+    from collections import Counter
     from dataclasses import replace
 
     from referee.errors import UserError
@@ -261,6 +262,8 @@ def run_per_deck(args: argparse.Namespace) -> int:
     seen_by_models = decks_seen(reader)
     held_outs = [(held_out, folder, decks_seen(held_out)) for held_out, folder in held_out_readers(args)]
     decks = {}
+    # Two folders of one deck (its validation and training photos) are each reported, by folder.
+    specs_per_deck = Counter(deck_name(Path(spec.partition(":")[0])) for spec in args.real)
     for spec in args.real:
         folder_text, _, names = spec.partition(":")
         folder = Path(folder_text)
@@ -287,7 +290,8 @@ def run_per_deck(args: argparse.Namespace) -> int:
                     raise UserError(
                         f"{spec}: no named cards to score (give a labels.jsonl folder or a names file)"
                     )
-                entry = name + (f" at {photo_px} px" if photo_px else "")
+                entry = name if specs_per_deck[name] == 1 else f"{name} ({spec})"
+                entry += f" at {photo_px} px" if photo_px else ""
                 entry += f" turned {turn}°" if args.turns != (0,) else ""
                 entry += f" by {models}" if models else ""
                 decks[entry] = {
