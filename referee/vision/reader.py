@@ -432,7 +432,8 @@ class CardReader:
         self.pairs = pairs
         self.centres = centres
         self.deck = deck
-        #: The detector's own floor: a box scored below it is read only when a learnt face vouches.
+        #: The detector's own floor: a box scored below it is read only where a learnt face or the
+        #: glyph classifier vouches for it (:meth:`_second_look`).
         self.min_score = getattr(detector, "conf", 0.0)  # (a test's stand-in detector may have none)
         floors = [self.settings.sure_glyph_floor] if glyphs is not None else []
         if deck is not None:
