@@ -678,7 +678,7 @@ class CardReader:
             return True
         if settings.deck_agree is None or match.similarity < settings.deck_agree:
             return False
-        return SYMBOL_CLASSES[int(np.argmax(probabilities[: len(SYMBOL_CLASSES)]))] == match.symbol
+        return _likeliest_symbol(probabilities) == match.symbol
 
     def _network_stands(self, match: DeckMatch, fused: np.ndarray) -> bool:
         """Whether the networks' reading (``fused``: detector and glyph classifier) outweighs a
@@ -696,10 +696,9 @@ class CardReader:
         settings = self.settings
         if settings.sure_glyph_floor is None or detection.score < settings.sure_glyph_floor:
             return False
-        symbols = probabilities[: len(SYMBOL_CLASSES)]
         return (
-            SYMBOL_CLASSES[int(symbols.argmax())] == detection.class_name
-            and float(symbols.max()) >= settings.sure_glyph
+            _likeliest_symbol(probabilities) == detection.class_name
+            and float(probabilities[: len(SYMBOL_CLASSES)].max()) >= settings.sure_glyph
             and not_index < settings.sure_glyph_not_index
         )
 
@@ -743,16 +742,16 @@ class CardReader:
                 and not (detection.box in weak and self._glyph_sure(detection, probabilities, not_index))
             ):
                 continue
+            if not vouches and not_index >= self.settings.glyph_reject:
+                # No index here, whatever face a looser match says the box resembles: a purple swirl
+                # the classifier found no index (0.91) matched a learnt skip at 0.60 (sixty-fifth
+                # session; Roboflow's training photos with a deck: 75 -> 72 cards read over no
+                # labelled index, every index read as before).
+                continue
             fused = weight * probabilities[:count]
             fused[detection.class_id] += (1 - weight) * detection.score
             if match is not None and not vouches and self._network_stands(match, fused):
                 match = None
-            if match is not None and not vouches and not_index >= self.settings.glyph_reject:
-                # A looser match tells which face a box resembles, not that it holds an index: a
-                # purple swirl the classifier found no index (0.91) matched a learnt skip at 0.60
-                # (sixty-fifth session; Roboflow's training photos with a deck: 75 -> 72 cards read
-                # over no labelled index, every index read as before).
-                continue
             if match is not None:  # a face of the user's own deck, recognised
                 if vouches:
                     vouched.add(detection.box)
@@ -761,8 +760,6 @@ class CardReader:
                     replace(detection, class_id=class_id, class_name=match.symbol, score=match.score)
                 )
                 beliefs[detection.box] = np.where(np.arange(count) == class_id, match.score, 0.0)
-                continue
-            if not_index >= self.settings.glyph_reject:
                 continue
             in_play = np.where(self._allowed, fused, 0.0)
             if in_play.max() < fused.max():  # a symbol this deck does not print: one of its kind it does
@@ -1222,6 +1219,11 @@ def _named(index: _Index, symbol: str, score: float) -> _Index:
     """An index read as ``symbol`` with ``score`` (the corners of one card reconciled)."""
     detection = replace(index.detection, class_id=CLASS_NAMES.index(symbol), class_name=symbol, score=score)
     return replace(index, detection=detection)
+
+
+def _likeliest_symbol(probabilities: np.ndarray) -> str:
+    """The glyph classifier's own likeliest symbol for a box (its background classes aside)."""
+    return SYMBOL_CLASSES[int(np.argmax(probabilities[: len(SYMBOL_CLASSES)]))]
 
 
 def _symbol_boxes(detections: list[Detection]) -> list[Detection]:
