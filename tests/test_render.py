@@ -14,7 +14,7 @@ from referee.render.cards import (
     render_card,
 )
 from referee.render.compose import MIN_VISIBLE, Scene, Sprite, place, pose_homography
-from referee.render.scenes import SCENE_WEIGHTS, render_scene
+from referee.render.scenes import SCENE_KINDS, SCENE_WEIGHTS, render_scene
 from referee.vision.classes import CLASS_NAMES, COLOURBLIND_CLASSES, COLOURS, SYMBOL_CLASSES
 
 
@@ -166,7 +166,7 @@ def test_place_returns_the_coverage_it_painted():
     assert place(canvas, sprite, pose_homography((10, 20), (500, 500), 40, 0)) is None
 
 
-@pytest.mark.parametrize("kind", list(SCENE_WEIGHTS))
+@pytest.mark.parametrize("kind", SCENE_KINDS)
 def test_scenes_have_valid_labels_and_metadata(kind):
     for index in range(6):
         result = render_scene(np.random.default_rng([11, index]), size=224, kind=kind)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from referee.errors import UserError
-from referee.render.scenes import SCENE_WEIGHTS
+from referee.render.scenes import SCENE_KINDS, SCENE_WEIGHTS
 from referee.vision.classes import CLASS_NAMES, ROBOFLOW_TO_CLASS
 
 if TYPE_CHECKING:
@@ -85,10 +85,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--kind",
-        choices=sorted(SCENE_WEIGHTS),
+        choices=sorted(SCENE_KINDS),
         help="render only scenes of this kind (default: the training mix, "
         + ", ".join(f"{kind} {share * 100:.0f} %%" for kind, share in SCENE_WEIGHTS.items())
-        + ")",
+        + "; row: hands spread in a tight row, asked for by name only)",
     )
     parser.add_argument(
         "--roboflow", type=Path, help="shared Roboflow folder (with train/ and valid/) to mix in"

@@ -7,7 +7,9 @@ Scene kinds (shares in :data:`SCENE_WEIGHTS`):
 * ``table`` — the overhead camera 40–80 cm above a table seen with tilt: discard pile, face-down
   draw pile, hands laid out fanned for scoring, scattered cards, distractors, arms;
 * ``fan`` — close-ups of hand-held fans like the shared Roboflow photos, fingers holding them;
-* ``negative`` — no UNO faces at all: tables, distractors, hands, card backs.
+* ``negative`` — no UNO faces at all: tables, distractors, hands, card backs;
+* ``row`` (asked for by name, not in the mix) — a hand spread in a tight row, back cards showing
+  little more than their top index.
 
 ``faces`` swaps every rendered face for a photographed one (``uno-referee dataset --faces``, see
 :class:`referee.lab.photo_faces.PhotoDeal`); everything else, the random numbers included, stays
@@ -230,15 +232,27 @@ def _fanned_row(
     card_h: float,
     camera: np.ndarray,
     rng: np.random.Generator,
+    steps: tuple[float, float] = (0.22, 0.5),
+    centred: bool = False,
+    lift: float = 0.0,
 ) -> None:
-    """A hand laid out for scoring: cards in a row, each covering most of the previous one."""
-    step = card_h * CARD_ASPECT * rng.uniform(0.22, 0.5)
+    """A hand laid out for scoring: cards in a row, each covering most of the previous one.
+
+    ``steps``: the shift from card to card, in card widths; ``centred``: ``start`` is the row's middle,
+    not its first card; ``lift``: cards tilted out of the table plane (held in a hand)."""
+    step = card_h * CARD_ASPECT * rng.uniform(*steps)
     base_angle = math.degrees(direction) + rng.normal(0, 6)
+    if centred:
+        back = step * (count - 1) / 2
+        start = (start[0] - math.cos(direction) * back, start[1] - math.sin(direction) * back)
     for k in range(count):
         centre = (start[0] + math.cos(direction) * step * k, start[1] + math.sin(direction) * step * k)
         sprite = _sprite(style, card_h, rng)
         angle = base_angle + rng.normal(0, 3)
-        scene.add_card(sprite, pose_homography(sprite.size, centre, card_h, angle, camera), shadow=0.25)
+        homography = pose_homography(sprite.size, centre, card_h, angle, camera)
+        if lift:
+            homography = _lift(sprite, homography, lift, rng)
+        scene.add_card(sprite, homography, shadow=0.25)
 
 
 def _table(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) -> None:
@@ -303,6 +317,26 @@ def _fan(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) ->
         _add_hand(scene, target, card_h, rng, math.pi / 2 + rng.normal(0, 0.5))
 
 
+def _row(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) -> None:
+    """A close-up of a hand spread in a tight row (each card shifted sideways over the one before, as
+    people hold cards and as the Roboflow photos show them): the back cards show little more than
+    their top index, which a detector trained only on pivot fans scores weakly."""
+    card_h = size * rng.uniform(0.3, 0.62)
+    count = int(rng.integers(2, 6))
+    camera = random_camera(size, rng, 0.06)
+    upright = rng.random() < 0.6
+    direction = rng.normal(0, 0.25) if upright else rng.uniform(0, 2 * math.pi)
+    middle = (size / 2 + rng.normal(0, size * 0.08), size / 2 + rng.normal(0, size * 0.08))
+    _fanned_row(scene, style, middle, direction, count, card_h, camera, rng, (0.16, 0.34), True, 0.03)
+    front = scene.cards[-1]
+    if rng.random() < 0.4:  # the thumb holding the row
+        bottom = (front.polygon[2] + front.polygon[3]) / 2
+        target = tuple(bottom + (np.mean(front.polygon, axis=0) - bottom) * rng.uniform(0.05, 0.3))
+        _add_hand(scene, target, card_h, rng, direction + math.pi / 2 + rng.normal(0, 0.4))
+    if rng.random() < 0.15:
+        _add_distractors(scene, 1, card_h, camera, rng)
+
+
 def _negative(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) -> None:
     card_h = size * rng.uniform(0.1, 0.5)
     camera = random_camera(size, rng, 0.06)
@@ -317,7 +351,11 @@ def _negative(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyl
         _add_hand(scene, (rng.uniform(0, size), rng.uniform(0, size)), card_h, rng)
 
 
-_BUILDERS = {"discard": _discard, "table": _table, "fan": _fan, "negative": _negative}
+_BUILDERS = {"discard": _discard, "table": _table, "fan": _fan, "negative": _negative, "row": _row}
+
+#: Every kind ``render_scene`` lays out: the training mix's, and ``row``, asked for by name only (kept
+#: out of the mix so that the seeds of earlier data sets lay out the same scenes).
+SCENE_KINDS: tuple[str, ...] = tuple(_BUILDERS)
 
 
 def render_scene(
