@@ -333,3 +333,11 @@ def test_a_scene_asked_for_busy_prints_lies_on_one() -> None:
     scene = render_scene(np.random.default_rng(5), size=128, kind="negative", busy=1.0)
     assert scene.surface in BUSY_SURFACES
     assert render_scene(np.random.default_rng(5), size=128, kind="negative").surface not in BUSY_SURFACES
+
+
+def test_tight_rows_are_asked_for_by_name_and_leave_the_training_mix_as_it_was():
+    """Earlier data sets' seeds must lay out the same scenes: ``row`` is rendered only on request."""
+    assert "row" in SCENE_KINDS and "row" not in SCENE_WEIGHTS
+    assert set(SCENE_WEIGHTS) < set(SCENE_KINDS)
+    result = render_scene(np.random.default_rng([11, 0]), size=224, kind="row")
+    assert result.kind == "row" and len(result.metadata()["cards"]) >= 2
