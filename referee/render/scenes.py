@@ -6,7 +6,7 @@ Scene kinds (shares in :data:`SCENE_WEIGHTS`):
   at any rotation, older cards peeking out; sometimes fingers laying the card;
 * ``table`` — the overhead camera 40–80 cm above a table seen with tilt: discard pile, face-down
   draw pile, hands laid out fanned for scoring, scattered cards, distractors, arms;
-* ``fan`` — close-ups of hand-held fans like the shared Roboflow photos, fingers holding them;
+* ``fan`` — close-ups of hand-held fans turned about a pivot, fingers holding them;
 * ``negative`` — no UNO faces at all: tables, distractors, hands, card backs;
 * ``row`` (asked for by name, not in the mix) — a hand spread in a tight row, back cards showing
   little more than their top index.
@@ -327,7 +327,8 @@ def _row(scene: Scene, size: int, rng: np.random.Generator, style: DeckStyle) ->
     upright = rng.random() < 0.6
     direction = rng.normal(0, 0.25) if upright else rng.uniform(0, 2 * math.pi)
     middle = (size / 2 + rng.normal(0, size * 0.08), size / 2 + rng.normal(0, size * 0.08))
-    _fanned_row(scene, style, middle, direction, count, card_h, camera, rng, (0.16, 0.34), True, 0.03)
+    steps = (0.16, 0.34)  # in card widths: the back cards' top index shows whole or nearly
+    _fanned_row(scene, style, middle, direction, count, card_h, camera, rng, steps, centred=True, lift=0.03)
     front = scene.cards[-1]
     if rng.random() < 0.4:  # the thumb holding the row
         bottom = (front.polygon[2] + front.polygon[3]) / 2
