@@ -736,11 +736,8 @@ class CardReader:
         rows = zip(symbols, readings.probabilities, readings.not_index, matches, strict=True)
         for detection, probabilities, not_index, match in rows:
             vouches = self._deck_vouches(match, probabilities)
-            if (
-                detection.box in probation
-                and not vouches
-                and not (detection.box in weak and self._glyph_sure(detection, probabilities, not_index))
-            ):
+            sure = detection.box in weak and self._glyph_sure(detection, probabilities, not_index)
+            if detection.box in probation and not (vouches or sure):
                 continue
             if not vouches and not_index >= self.settings.glyph_reject:
                 # No index here, whatever face a looser match says the box resembles: a purple swirl
