@@ -277,3 +277,23 @@ def test_a_number_of_epochs_under_1_is_a_one_line_error(tmp_path, capsys) -> Non
     assert glyph_training.main(arguments) == 2
     expected = "glyph_training: error: --epochs is a whole number of at least 1 (got 0)\n"
     assert capsys.readouterr().err == expected
+
+
+def test_crops_of_one_scene_kind_are_the_indices_of_that_kind_of_scene(tmp_path) -> None:
+    """`--kind row` crops the rows the detector's row fine-tune saw, not the training mix."""
+    from collections import Counter
+
+    from referee.lab.evaluate import yolo_boxes
+    from referee.lab.glyph_data import WIDE_INDICES, build
+    from referee.render.scenes import render_scene
+
+    out = tmp_path / "rows.npz"
+    build(out, scenes=3, seed=11, size=320, roboflow=None, workers=1, kind="row")
+    labels = np.load(out)["labels"]
+    expected: Counter[int] = Counter()
+    for index in range(3):
+        scene = render_scene(np.random.default_rng([11, index]), 320, "row")
+        assert len([c for c in scene.scene.cards if c.face_up]) >= 2  # a hand in a row, not one card
+        for class_id, _ in yolo_boxes(scene.labels, 320, 320):
+            expected[class_id] += 2 if class_id in WIDE_INDICES else 1
+    assert Counter(labels[labels != BACKGROUND].tolist()) == expected

@@ -172,13 +172,15 @@ def _crops_of(
         yield glyph_crop(image, tuple(jittered(box, rng)), context), BACKGROUND
 
 
-def _rendered(task: tuple[int, int, int, float, str | None, float]) -> tuple[np.ndarray, np.ndarray]:
+def _rendered(
+    task: tuple[int, int, int, float, str | None, float, str | None],
+) -> tuple[np.ndarray, np.ndarray]:
     """Crops of one rendered scene (run in a worker process)."""
     from referee.render.scenes import render_scene
 
-    seed, index, size, context, faces, busy = task
+    seed, index, size, context, faces, busy, kind = task
     rng = np.random.default_rng([seed, index])
-    scene = render_scene(rng, size, faces=_dealt(faces, seed, index), busy=busy)
+    scene = render_scene(rng, size, kind, faces=_dealt(faces, seed, index), busy=busy)
     height, width = scene.image.shape[:2]
     rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
     polygons = [
@@ -240,17 +242,20 @@ def _dealt(faces: str | None, seed: int, index: int) -> FaceSwap | None:
 _miner: dict[str, object] = {}  # the detector of a mining worker process, loaded once
 
 
-def _mined(task: tuple[int, int, int, str, float, str | None, float]) -> tuple[np.ndarray, np.ndarray]:
+def _mined(
+    task: tuple[int, int, int, str, float, str | None, float, str | None],
+) -> tuple[np.ndarray, np.ndarray]:
     """Crops of the detector's boxes on one rendered scene (run in a worker process)."""
     from referee.render.scenes import render_scene
 
-    seed, index, size, model, context, faces, busy = task
+    seed, index, size, model, context, faces, busy, kind = task
     if model not in _miner:
         _miner[model] = _mining_reader(Path(model))
     reader = _miner[model]
     rng = np.random.default_rng([seed, index])
-    kinds = list(MINING_SCENES)
-    kind = str(rng.choice(kinds, p=np.float64(list(MINING_SCENES.values()))))
+    if kind is None:
+        kinds = list(MINING_SCENES)
+        kind = str(rng.choice(kinds, p=np.float64(list(MINING_SCENES.values()))))
     scene = render_scene(rng, size, kind, faces=_dealt(faces, seed, index), busy=busy)
     height, width = scene.image.shape[:2]
     rows = [(c, np.array(box)) for c, box in yolo_boxes(scene.labels, width, height)]
@@ -308,18 +313,20 @@ def build(
     compress: bool = True,
     faces: Path | None = None,
     busy: float = 0.0,
+    kind: str | None = None,
 ) -> tuple[int, int]:
     """Write the crop set; returns (rendered crops, real crops). ``mine``: crop this detector's boxes;
     ``compress`` False saves a big set in seconds rather than minutes (on a lease, not for keeping);
     ``faces``: deal every scene this face folder's photographed faces (their crops count as real);
-    ``busy``: the share of scenes laid on a busy print (:data:`referee.render.surfaces.BUSY_SURFACES`)."""
+    ``busy``: the share of scenes laid on a busy print (:data:`referee.render.surfaces.BUSY_SURFACES`);
+    ``kind``: render only scenes of this kind (None: the training mix; when mining, :data:`MINING_SCENES`)."""
     dealt = None if faces is None else str(faces)
     with get_context("spawn").Pool(workers) as pool:
         if mine is None:
-            tasks = [(seed, i, size, context, dealt, busy) for i in range(scenes)]
+            tasks = [(seed, i, size, context, dealt, busy, kind) for i in range(scenes)]
             parts = pool.map(_rendered, tasks, chunksize=32)
         else:
-            tasks = [(seed, i, size, str(mine), context, dealt, busy) for i in range(scenes)]
+            tasks = [(seed, i, size, str(mine), context, dealt, busy, kind) for i in range(scenes)]
             parts = pool.map(_mined, tasks, chunksize=32)
     crops = [p[0] for p in parts]
     labels = [p[1] for p in parts]
@@ -349,6 +356,8 @@ def build(
 
 
 def main(argv: list[str] | None = None) -> int:
+    from referee.render.scenes import SCENE_KINDS
+
     parser = argparse.ArgumentParser(
         prog="python -m referee.lab.glyph_data", description=__doc__.splitlines()[0]
     )
@@ -361,6 +370,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mine", type=Path, metavar="ONNX", help="crop this detector's boxes: hard examples")
     parser.add_argument(
         "--context", type=float, default=CONTEXT, help=f"crop side in box sides (default {CONTEXT})"
+    )
+    parser.add_argument(
+        "--kind",
+        choices=sorted(SCENE_KINDS),
+        help="crop only scenes of this kind (default: the training mix; with --mine, the mining mix)",
     )
     parser.add_argument("--no-compress", action="store_true", help="save uncompressed (faster, larger)")
     parser.add_argument(
@@ -401,6 +415,7 @@ def main(argv: list[str] | None = None) -> int:
             compress=not args.no_compress,
             faces=args.faces,
             busy=args.busy,
+            kind=args.kind,
         )
     except UserError as error:
         print(f"glyph_data: error: {error}", file=sys.stderr)
